@@ -1,0 +1,3 @@
+from chatmem.tools.cli import main
+
+main()

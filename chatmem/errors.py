@@ -1,0 +1,57 @@
+"""Every error chatmem raises on purpose derives from ChatmemError.
+
+The CLI prints one line for these and exits non-zero; the MCP server turns them into tool
+errors the model can read. Anything else reaching the user is a bug.
+"""
+
+from __future__ import annotations
+
+
+class ChatmemError(Exception):
+    """Base of every error chatmem raises for a user's input or environment."""
+
+    exit_code = 1
+
+
+class FormatError(ChatmemError, ValueError):
+    """An export is not in a format we can read (names the file, and line or row)."""
+
+
+class ArgumentError(ChatmemError, ValueError):
+    """A tool argument is missing or outside its allowed range."""
+
+    exit_code = 2
+
+
+class QueryError(ArgumentError):
+    """A search query the parser cannot read."""
+
+
+class NotFound(ChatmemError, LookupError):
+    """An id or conversation that does not exist (or is outside the seat's scope)."""
+
+
+class ConfigError(ChatmemError, ValueError):
+    """The YAML config file is unreadable or has a wrong value."""
+
+
+class StoreError(ChatmemError, RuntimeError):
+    """The store cannot be opened or written (locked, read-only, disk full, corrupt)."""
+
+
+class StoreBusy(StoreError):
+    """Another chatmem process holds the import lock."""
+
+
+class PermissionDenied(ChatmemError, PermissionError):
+    """The seat may not do this (write, reveal secrets)."""
+
+
+def describe(path: object, line: int | None = None, row: int | None = None) -> str:
+    """'file.txt line 12' / 'chat.db row 7' / 'file.txt' — for error messages."""
+    where = str(path)
+    if line is not None:
+        where += f" line {line}"
+    if row is not None:
+        where += f" row {row}"
+    return where
