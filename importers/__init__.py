@@ -36,7 +36,10 @@ def get_importer(platform: str) -> Importer:
         if e.name == module_name:
             raise FormatError(f"the {platform} importer is not available in this version") from e
         raise
-    return getattr(module, cls_name)()
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise FormatError(f"the {platform} importer is not available in this version")
+    return cls()
 
 
 def available() -> list[str]:
@@ -49,9 +52,13 @@ def available() -> list[str]:
 
 
 def detect(path: Path) -> Importer | None:
-    """The importer that recognises `path`, or None."""
+    """The importer that recognises `path`, or None. Detection never raises: a file an
+    importer cannot even look at is simply not recognised by it."""
     for platform in available():
-        importer = get_importer(platform)
-        if importer.detect(path):
-            return importer
+        try:
+            importer = get_importer(platform)
+            if importer.detect(path):
+                return importer
+        except (FormatError, OSError, ValueError, ImportError):
+            continue
     return None

@@ -1,0 +1,230 @@
+"""JSON Lines in the normalized shape: the canonical way to bring in any other source, and
+the format `chatmem export` writes (so export -> import reproduces ids and contents).
+
+One JSON object per line; `type` is `chat`, `message` (the default) or `call`:
+
+    {"type": "message", "platform": "whatsapp", "chat": "Anna Berg", "sender": "Anna Berg",
+     "timestamp": "2024-03-01T09:15:00+01:00", "text": "Coffee at 10?"}
+
+Optional message fields: id, source, chat_key, group, kind, guid, sender_handle, deleted,
+edited, reply_to, reactions [{emoji, sender, timestamp?, removed?}], attachments [{name,
+mime_type, size, path}], versions [{text, timestamp}], extra {}, raw. `date` and `content` are
+derived fields and ignored on input. A timestamp without an offset is read in --timezone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chatmem.errors import FormatError
+
+from .base import (
+    CALL_DIRECTIONS,
+    KINDS,
+    Attachment,
+    Call,
+    Chat,
+    ImportOptions,
+    Message,
+    Occurrences,
+    Problem,
+    Reaction,
+    Record,
+    Version,
+    call_id,
+    chat_id,
+    message_id_from_content,
+    message_id_from_guid,
+)
+
+SUFFIXES = (".jsonl", ".ndjson")
+PLATFORM_NAME = re.compile(r"[a-z][a-z0-9_-]{0,15}")
+
+
+class BadRecord(ValueError):
+    """One line that is JSON but not a valid record."""
+
+
+class JsonlImporter:
+    platform = "jsonl"
+
+    def detect(self, path: Path) -> bool:
+        if not path.is_file() or path.suffix.lower() not in SUFFIXES:
+            return False
+        try:
+            with path.open("rb") as f:
+                for line in f:
+                    if line.strip():
+                        return isinstance(json.loads(line), dict)
+        except (OSError, ValueError):
+            return False
+        return False
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        reader = _Reader(path, options)
+        try:
+            f = path.open("rb")
+        except OSError as e:
+            raise FormatError(f"{path}: cannot read it: {e.strerror}") from e
+        with f:
+            seen_good = False
+            for lineno, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as e:
+                    yield Problem(str(path), lineno, f"not UTF-8: {e.reason}",
+                                  raw.decode("utf-8", "replace").rstrip("\r\n"))
+                    continue
+                try:
+                    obj = json.loads(text)
+                except ValueError as e:
+                    if not seen_good and lineno == 1:
+                        raise FormatError(f"{path} line 1: not JSON Lines ({e.msg})") from e
+                    yield Problem(str(path), lineno, f"not JSON: {e.msg}", text)
+                    continue
+                try:
+                    yield from reader.record(obj, text, lineno)
+                    seen_good = True
+                except BadRecord as e:
+                    yield Problem(str(path), lineno, str(e), text, reader.last_chat)
+
+
+def _get(obj: dict, key: str, kind: type | tuple, default: Any = None, required: bool = False) -> Any:
+    value = obj.get(key, default)
+    if value is None:
+        if required:
+            raise BadRecord(f"missing {key!r}")
+        return default
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise BadRecord(f"{key!r} must be {names}, not {type(value).__name__}")
+    return value
+
+
+class _Reader:
+    def __init__(self, path: Path, options: ImportOptions):
+        self.path = path
+        self.options = options
+        self.chats: dict[str, Chat] = {}
+        self.occurrences = Occurrences()
+        self.last_chat: str | None = None
+
+    def when(self, obj: dict, key: str, required: bool = True) -> datetime | None:
+        value = _get(obj, key, str, required=required)
+        if value is None:
+            return None
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as e:
+            raise BadRecord(f"{key!r} is not an ISO 8601 time: {value!r}") from e
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=self.options.timezone)
+        return dt
+
+    def chat(self, obj: dict) -> Iterator[Chat]:
+        platform = _get(obj, "platform", str, "jsonl")
+        if not PLATFORM_NAME.fullmatch(platform):
+            raise BadRecord(f"'platform' must be a lower-case name like whatsapp, not {platform!r}")
+        name = _get(obj, "chat", str)
+        source = _get(obj, "source", str)
+        if not name and not source:
+            raise BadRecord("missing 'chat' (or 'source')")
+        key = _get(obj, "chat_key", str) or name or source
+        cid = source or chat_id(platform, key)
+        chat = self.chats.get(cid)
+        group = _get(obj, "group", bool)
+        participants = _get(obj, "participants", list, [])
+        if chat is None or (obj.get("type") == "chat"):
+            chat = Chat(platform=platform, key=key, name=name or (chat.name if chat else key),
+                        group=bool(group) if group is not None else (chat.group if chat else False),
+                        participants=[str(p) for p in participants] or (chat.participants if chat else []),
+                        handles=[str(h) for h in _get(obj, "handles", list, [])],
+                        id=cid)
+            self.chats[cid] = chat
+            yield chat
+        self.last_chat = cid
+        self.current = chat
+
+    def record(self, obj: Any, line_text: str, lineno: int) -> Iterator[Record]:
+        if not isinstance(obj, dict):
+            raise BadRecord(f"a record must be a JSON object, not {type(obj).__name__}")
+        rtype = _get(obj, "type", str, "message")
+        if rtype == "chat":
+            yield from self.chat(obj)
+        elif rtype == "message":
+            yield from self.chat(obj)
+            yield self.message(obj, line_text, lineno)
+        elif rtype == "call":
+            yield from self.chat(obj)
+            yield self.call(obj, line_text, lineno)
+        else:
+            raise BadRecord(f"'type' must be chat, message or call, not {rtype!r}")
+
+    def message(self, obj: dict, line_text: str, lineno: int) -> Message:
+        chat = self.current
+        sent_at = self.when(obj, "timestamp")
+        sender = _get(obj, "sender", str, required=True)
+        text = _get(obj, "text", str, "")
+        kind = _get(obj, "kind", str, "text")
+        if kind not in KINDS:
+            raise BadRecord(f"'kind' must be one of {', '.join(KINDS)}, not {kind!r}")
+        guid = _get(obj, "guid", str)
+        mid = _get(obj, "id", str)
+        if not mid:
+            if guid:
+                mid = message_id_from_guid(chat.platform, guid)
+            else:
+                written = obj["timestamp"]
+                occ = self.occurrences.next((chat.id, written, sender, text))
+                mid = message_id_from_content(chat.platform, chat.key, written, sender, text, occ)
+        reactions = []
+        for r in _get(obj, "reactions", list, []):
+            if not isinstance(r, dict):
+                raise BadRecord("'reactions' must be a list of objects")
+            reactions.append(Reaction(emoji=_get(r, "emoji", str, required=True),
+                                      sender=_get(r, "sender", str, required=True),
+                                      timestamp=self.when(r, "timestamp", required=False),
+                                      removed=bool(_get(r, "removed", bool, False))))
+        attachments = []
+        for a in _get(obj, "attachments", list, []):
+            if not isinstance(a, dict):
+                raise BadRecord("'attachments' must be a list of objects")
+            attachments.append(Attachment(name=_get(a, "name", str), mime_type=_get(a, "mime_type", str),
+                                          size=_get(a, "size", int), path=_get(a, "path", str),
+                                          guid=_get(a, "guid", str)))
+        versions = []
+        for v in _get(obj, "versions", list, []):
+            if not isinstance(v, dict):
+                raise BadRecord("'versions' must be a list of objects")
+            versions.append(Version(text=_get(v, "text", str, ""),
+                                    timestamp=self.when(v, "timestamp", required=False)))
+        return Message(
+            id=mid, platform=chat.platform, chat_id=chat.id, sent_at=sent_at, sender=sender,
+            text=text, kind=kind, sender_handle=_get(obj, "sender_handle", str), guid=guid,
+            deleted=bool(_get(obj, "deleted", bool, False)), edited=bool(_get(obj, "edited", bool, False)),
+            versions=versions, reply_to=_get(obj, "reply_to", str), reactions=reactions,
+            attachments=attachments, raw=_get(obj, "raw", str) or line_text,
+            extra=_get(obj, "extra", dict, {}), line=lineno,
+        )
+
+    def call(self, obj: dict, line_text: str, lineno: int) -> Call:
+        chat = self.current
+        started = self.when(obj, "timestamp")
+        direction = _get(obj, "direction", str, required=True)
+        if direction not in CALL_DIRECTIONS:
+            raise BadRecord(f"'direction' must be one of {', '.join(CALL_DIRECTIONS)}")
+        cid = _get(obj, "id", str) or call_id(chat.platform, chat.key, obj["timestamp"], direction)
+        return Call(
+            id=cid, platform=chat.platform, chat_id=chat.id, started_at=started, direction=direction,
+            media=_get(obj, "media", str, "voice"), duration=_get(obj, "duration", int),
+            answered=_get(obj, "answered", bool), peer=_get(obj, "peer", str),
+            summary=_get(obj, "summary", str), transcript=_get(obj, "transcript", str),
+            raw=_get(obj, "raw", str) or line_text, line=lineno,
+        )

@@ -1,0 +1,94 @@
+"""Engine, schema creation and the schema version.
+
+SQLite (the default) runs in WAL mode so readers never wait for an import; any other
+SQLAlchemy URL (PostgreSQL is tested) works the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import create_engine, event, select, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from chatmem.errors import StoreError
+
+from .models import SCHEMA_VERSION, Base, Meta
+
+SQLITE_FILE = "chatmem.db"
+BUSY_TIMEOUT_MS = 30_000
+
+
+def sqlite_url(home: Path) -> str:
+    return f"sqlite:///{home / SQLITE_FILE}"
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+            # The sqlite3 module's own transaction handling would start transactions late;
+            # let SQLAlchemy emit BEGIN itself so a source's writes are one transaction.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA foreign_keys=OFF")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn):  # pragma: no cover - trivial
+            conn.exec_driver_sql("BEGIN")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def init_schema(engine: Engine) -> None:
+    """Create missing tables and record (or check) the schema version."""
+    try:
+        Base.metadata.create_all(engine)
+        with engine.begin() as conn:
+            row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
+            if row is None:
+                conn.execute(Meta.__table__.insert(), [
+                    {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                    {"key": "seq", "value": "0"},
+                ])
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"this store was written by a newer chatmem (schema {row[0]}, "
+                    f"this version reads {SCHEMA_VERSION}); upgrade chatmem"
+                )
+            elif int(row[0]) < SCHEMA_VERSION:
+                migrate(conn, int(row[0]))
+    except (SQLAlchemyError, DBAPIError) as e:
+        raise StoreError(f"cannot open the database: {e.__class__.__name__}: {e.orig if hasattr(e, 'orig') else e}") from e
+
+
+def migrate(conn, from_version: int) -> None:
+    """Bring an older store up to SCHEMA_VERSION, one step at a time."""
+    steps: dict[int, list[str]] = {
+        # 1 -> 2: add statements here when the schema changes.
+    }
+    version = from_version
+    while version < SCHEMA_VERSION:
+        for stmt in steps.get(version, []):
+            conn.execute(text(stmt))
+        version += 1
+    conn.execute(Meta.__table__.update().where(Meta.key == "schema_version").values(value=str(version)))
+
+
+def current_seq(conn) -> int:
+    return int(conn.execute(select(Meta.value).where(Meta.key == "seq")).scalar_one())
+
+
+def next_seq(conn) -> int:
+    """Take the next ingest sequence number inside the caller's transaction."""
+    seq = current_seq(conn) + 1
+    conn.execute(Meta.__table__.update().where(Meta.key == "seq").values(value=str(seq)))
+    return seq

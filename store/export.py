@@ -1,0 +1,78 @@
+"""The whole store as JSON Lines in the import format: export -> import into an empty store
+reproduces the same ids and contents, so the user's data is never locked in."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from . import models as m
+
+BATCH = 2000
+
+
+def iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    return dt.replace(tzinfo=timezone.utc).isoformat()
+
+
+def export_records(conn: Connection) -> Iterator[dict]:
+    """Chats first, then each chat's messages and calls in time order."""
+    ch, mt, ct = m.Chat.__table__, m.Message.__table__, m.Call.__table__
+    for chat in conn.execute(select(ch).order_by(ch.c.id)).all():
+        base = {"platform": chat.platform, "chat": chat.name, "source": chat.id,
+                "chat_key": chat.key, "group": bool(chat.is_group)}
+        yield {"type": "chat", **base, "participants": chat.participants or [],
+               "handles": chat.handles or []}
+        rows = conn.execute(select(mt).where(mt.c.chat_id == chat.id)
+                            .order_by(mt.c.sent_at, mt.c.ordinal, mt.c.id)
+                            .execution_options(yield_per=BATCH))
+        for part in rows.partitions(BATCH):
+            extras = _details(conn, [r.id for r in part])
+            for r in part:
+                rec = {"type": "message", "id": r.id, **base, "timestamp": iso(r.sent_at),
+                       "sender": r.sender, "text": r.text, "kind": r.kind,
+                       "deleted": bool(r.deleted), "edited": bool(r.edited)}
+                for key in ("guid", "sender_handle", "reply_to"):
+                    if getattr(r, key):
+                        rec[key] = getattr(r, key)
+                if r.extra:
+                    rec["extra"] = r.extra
+                rec.update({k: v for k, v in extras[r.id].items() if v})
+                rec["raw"] = r.raw
+                yield rec
+        for r in conn.execute(select(ct).where(ct.c.chat_id == chat.id).order_by(ct.c.started_at)):
+            rec = {"type": "call", "id": r.id, **base, "timestamp": iso(r.started_at),
+                   "direction": r.direction, "media": r.media}
+            for key in ("duration", "answered", "peer", "summary", "transcript"):
+                if getattr(r, key) is not None:
+                    rec[key] = getattr(r, key)
+            rec["raw"] = r.raw
+            yield rec
+
+
+def _details(conn: Connection, ids: list[str]) -> dict[str, dict]:
+    vt, rt, at = m.MessageVersion.__table__, m.Reaction.__table__, m.Attachment.__table__
+    out: dict[str, dict] = defaultdict(lambda: {"versions": [], "reactions": [], "attachments": []})
+    for r in conn.execute(select(vt).where(vt.c.message_id.in_(ids)).order_by(vt.c.position)):
+        out[r.message_id]["versions"].append({"text": r.text, "timestamp": iso(r.timestamp)})
+    for r in conn.execute(select(rt).where(rt.c.message_id.in_(ids)).order_by(rt.c.id)):
+        item = {"emoji": r.emoji, "sender": r.sender, "timestamp": iso(r.timestamp)}
+        if r.removed:
+            item["removed"] = True
+        out[r.message_id]["reactions"].append(item)
+    for r in conn.execute(select(at).where(at.c.message_id.in_(ids)).order_by(at.c.position)):
+        out[r.message_id]["attachments"].append(
+            {k: getattr(r, k) for k in ("name", "mime_type", "size", "path", "guid") if getattr(r, k) is not None})
+    return out
+
+
+def export_lines(conn: Connection) -> Iterator[str]:
+    for record in export_records(conn):
+        yield json.dumps(record, ensure_ascii=False) + "\n"

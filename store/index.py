@@ -1,0 +1,192 @@
+"""The Whoosh full-text index: derived data, rebuilt from the database at any time.
+
+Only the id is stored; snippets and fields shown to users come from the database. The index
+remembers the highest ingest `seq` it has applied (in its own small file, written after the
+Whoosh commit), so `Store.open` can notice an index that is behind the database and catch up.
+Whoosh's own lock is an OS file lock: a killed writer never leaves it stale.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from whoosh import index as windex
+from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer
+from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
+from whoosh.support.charset import accent_map
+
+from chatmem.errors import StoreError
+
+STATE_FILE = "chatmem-index.json"
+INDEX_VERSION = 1
+# A day number indexes coarsely for date ranges; exact bounds are checked on `ts` afterwards.
+SECONDS_PER_DAY = 86400
+BULK_THRESHOLD = 20_000  # above this many documents, write with two processes
+
+
+def _analyzer():
+    # No stop words (phrases like "the code" must match) and no stemming (chats are
+    # multilingual); accents folded so "cafe" finds "café".
+    return RegexTokenizer(r"\w+(?:[.'’]\w+)*") | LowercaseFilter() | CharsetFilter(accent_map)
+
+
+def make_schema() -> Schema:
+    analyzer = _analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        text=TEXT(analyzer=analyzer, phrase=True),
+        sender=TEXT(analyzer=analyzer, phrase=True),
+        chat=TEXT(analyzer=analyzer, phrase=True),
+        platform=ID,
+        source=ID,
+        # lower-cased sender name and handle, comma-separated, for exact sender filters
+        sender_key=KEYWORD(commas=True, lowercase=True),
+        person=KEYWORD(commas=True, lowercase=True),
+        group=ID,  # "1" or "0"
+        kind=ID,
+        day=NUMERIC(int, bits=32, signed=True),
+        ts=NUMERIC(int, bits=64, signed=True, sortable=True),
+    )
+
+
+@dataclass
+class IndexDoc:
+    id: str
+    text: str
+    sender: str
+    chat: str
+    platform: str
+    source: str
+    sender_keys: list[str]
+    group: bool
+    kind: str
+    when: datetime  # UTC (naive or aware)
+    person: str | None = None
+
+    def fields(self) -> dict:
+        when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
+        ts = int(when.timestamp())
+        return {
+            "id": self.id,
+            "text": self.text or "",
+            "sender": self.sender or "",
+            "chat": self.chat or "",
+            "platform": self.platform,
+            "source": self.source,
+            "sender_key": ",".join(k.lower().replace(",", " ") for k in self.sender_keys if k),
+            "person": self.person or "",
+            "group": "1" if self.group else "0",
+            "kind": self.kind,
+            "day": ts // SECONDS_PER_DAY,
+            "ts": ts,
+        }
+
+
+class FullTextIndex:
+    """A Whoosh index in a folder, plus the `seq` it has caught up to."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self._ix = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self) -> FullTextIndex:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if windex.exists_in(str(self.folder)) and self._state().get("version") == INDEX_VERSION:
+                self._ix = windex.open_dir(str(self.folder))
+            else:
+                self._create()
+        except OSError as e:
+            raise StoreError(f"cannot open the search index in {self.folder}: {e}") from e
+        return self
+
+    def _create(self) -> None:
+        for child in self.folder.iterdir():
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        self._ix = windex.create_in(str(self.folder), make_schema())
+        self._write_state(0)
+
+    def clear(self) -> None:
+        """Empty the index (for a rebuild)."""
+        self.close()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._create()
+
+    def close(self) -> None:
+        if self._ix is not None:
+            self._ix.close()
+            self._ix = None
+
+    @property
+    def ix(self):
+        if self._ix is None:
+            self.open()
+        return self._ix
+
+    # ------------------------------------------------------------------ state
+    def _state(self) -> dict:
+        try:
+            return json.loads((self.folder / STATE_FILE).read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _write_state(self, seq: int) -> None:
+        tmp = self.folder / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps({"version": INDEX_VERSION, "seq": seq}))
+        os.replace(tmp, self.folder / STATE_FILE)
+
+    @property
+    def seq(self) -> int:
+        return int(self._state().get("seq", 0))
+
+    # ------------------------------------------------------------------ writing
+    def write(self, docs: Iterable[IndexDoc], seq: int, *, fresh: bool, expected: int = 0) -> int:
+        """Add (fresh index) or update documents, commit, then record `seq` as applied."""
+        ix = self.ix
+        bulk = fresh and expected >= BULK_THRESHOLD
+        writer = ix.writer(procs=2, multisegment=True) if bulk else ix.writer()
+        n = 0
+        try:
+            put = writer.add_document if fresh else writer.update_document
+            for doc in docs:
+                put(**doc.fields())
+                n += 1
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+        self._write_state(seq)
+        return n
+
+    def doc_count(self) -> int:
+        return self.ix.doc_count()
+
+    def searcher(self):
+        return self.ix.searcher()
+
+    def refresh(self) -> None:
+        """See documents other processes committed since we opened."""
+        if self._ix is not None and not self._ix.up_to_date():
+            self.close()
+            self.open()
+
+
+def chunks(items: Iterable, size: int) -> Iterator[list]:
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

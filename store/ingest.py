@@ -1,0 +1,444 @@
+"""The one write path: importer records -> database (one transaction per source) -> index.
+
+Idempotent upsert keyed on the stable id. A record whose content digest matches the stored one
+is unchanged; a changed record is updated without ever losing text an earlier import had (the
+old text becomes an earlier version). Messages without a platform GUID (WhatsApp) that turn up
+deleted or edited in a newer export carry a different content id: they are reconciled onto the
+message the earlier import had (same chat, time and sender), and their id becomes an alias.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from chatmem.importers import base as rec
+from sqlalchemy import and_, func, select, tuple_
+from sqlalchemy.engine import Connection
+
+from . import models as m
+from .db import next_seq
+
+BATCH = 2000
+SQL_CHUNK = 500  # ids per IN (...) list
+MAX_PROBLEMS_SHOWN = 5
+
+
+def to_utc_naive(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
+    return dt
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    data = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(data.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def message_digest(msg: rec.Message) -> str:
+    return _digest({
+        "t": to_utc_naive(msg.sent_at), "s": msg.sender, "h": msg.sender_handle, "x": msg.text,
+        "k": msg.kind, "d": msg.deleted, "e": msg.edited, "r": msg.reply_to, "c": msg.chat_id,
+        "v": [(v.text, to_utc_naive(v.timestamp)) for v in msg.versions],
+        "re": [(r.emoji, r.sender, r.removed) for r in msg.reactions],
+        "a": [asdict(a) for a in msg.attachments], "ex": msg.extra, "raw": msg.raw,
+    })
+
+
+def call_digest(call: rec.Call) -> str:
+    return _digest({k: v for k, v in asdict(call).items() if k not in ("line",)})
+
+
+# ---------------------------------------------------------------------- the report
+
+
+@dataclass
+class ChatReport:
+    chat_id: str
+    name: str = ""
+    platform: str = ""
+    new: int = 0
+    unchanged: int = 0
+    updated: int = 0
+    unparsed: int = 0
+    problems: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.chat_id, "chat": self.name, "platform": self.platform,
+            "new": self.new, "unchanged": self.unchanged, "updated": self.updated,
+            "unparsed": self.unparsed, "first_problems": self.problems,
+        }
+
+
+@dataclass
+class Report:
+    path: str
+    platform: str
+    status: str = "ok"
+    chats: dict[str, ChatReport] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=lambda: {"new": 0, "unchanged": 0, "updated": 0})
+    reactions: int = 0
+    contacts: int = 0
+    unparsed: int = 0
+    problems: list[dict] = field(default_factory=list)  # problems not tied to a chat
+    notes: list[str] = field(default_factory=list)
+    run_id: int | None = None
+    seconds: float = 0.0
+
+    def chat(self, chat_id: str) -> ChatReport:
+        cr = self.chats.get(chat_id)
+        if cr is None:
+            cr = self.chats[chat_id] = ChatReport(chat_id)
+        return cr
+
+    def totals(self) -> dict[str, int]:
+        t = {"new": 0, "unchanged": 0, "updated": 0}
+        for c in self.chats.values():
+            for k in t:
+                t[k] += getattr(c, k)
+        return t
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path, "platform": self.platform, "status": self.status,
+            "run_id": self.run_id, "seconds": round(self.seconds, 3),
+            "messages": self.totals(), "calls": self.calls, "reactions": self.reactions,
+            "contacts": self.contacts, "unparsed": self.unparsed,
+            "chats": [c.as_dict() for c in self.chats.values()],
+            "problems": self.problems, "notes": self.notes,
+        }
+
+
+# ---------------------------------------------------------------------- the pipeline
+
+
+class Ingest:
+    """Writes one source's records inside the caller's open transaction `conn`."""
+
+    def __init__(self, conn: Connection, report: Report, run_id: int,
+                 on_progress: Callable[[int], None] | None = None):
+        self.conn = conn
+        self.report = report
+        self.run_id = run_id
+        self.seq = next_seq(conn)
+        self.on_progress = on_progress or (lambda n: None)
+        self.messages: list[rec.Message] = []
+        self.calls: list[rec.Call] = []
+        self.reactions: list[rec.Reaction] = []
+        self.touched_chats: set[str] = set()
+        self.chat_names: dict[str, str] = {}
+        self.state: rec.SourceState | None = None
+        self.count = 0
+        self.ordinal = 0
+
+    # -- dispatch
+    def feed(self, records: Iterable[rec.Record]) -> None:
+        for r in records:
+            if isinstance(r, rec.Message):
+                self.messages.append(r)
+                if len(self.messages) >= BATCH:
+                    self.flush_messages()
+            elif isinstance(r, rec.Chat):
+                self.flush_messages()  # a chat may be renamed between batches
+                self.upsert_chat(r)
+            elif isinstance(r, rec.Call):
+                self.calls.append(r)
+                if len(self.calls) >= BATCH:
+                    self.flush_calls()
+            elif isinstance(r, rec.Reaction):
+                self.reactions.append(r)
+            elif isinstance(r, rec.Problem):
+                self.add_problem(r)
+            elif isinstance(r, rec.Contact):
+                self.add_contact(r)
+            elif isinstance(r, rec.SourceState):
+                self.state = r
+                self.report.notes.extend(r.notes)
+        self.flush_messages()
+        self.flush_calls()
+        self.flush_reactions()
+        self.finish_chats()
+
+    # -- chats
+    def upsert_chat(self, chat: rec.Chat) -> None:
+        t = m.Chat.__table__
+        row = self.conn.execute(select(t.c.name, t.c.participants, t.c.handles, t.c.is_group)
+                                .where(t.c.id == chat.id)).first()
+        participants = list(dict.fromkeys(chat.participants))
+        handles = list(dict.fromkeys(chat.handles))
+        if row is None:
+            self.conn.execute(t.insert().values(
+                id=chat.id, platform=chat.platform, key=chat.key, name=chat.name,
+                is_group=chat.group, participants=participants, handles=handles,
+                message_count=0, memory_paused=False, seq=self.seq))
+        else:
+            merged_p = list(dict.fromkeys([*(row.participants or []), *participants]))
+            merged_h = list(dict.fromkeys([*(row.handles or []), *handles]))
+            if (row.name, merged_p, merged_h, row.is_group) != (chat.name, row.participants, row.handles, chat.group):
+                self.conn.execute(t.update().where(t.c.id == chat.id).values(
+                    name=chat.name, participants=merged_p, handles=merged_h,
+                    is_group=chat.group or row.is_group, seq=self.seq))
+                if row.name != chat.name:
+                    # the chat name is part of every message's index document
+                    self.conn.execute(m.Message.__table__.update()
+                                      .where(m.Message.__table__.c.chat_id == chat.id)
+                                      .values(seq=self.seq))
+        self.chat_names[chat.id] = chat.name
+        cr = self.report.chat(chat.id)
+        cr.name, cr.platform = chat.name, chat.platform
+
+    def finish_chats(self) -> None:
+        """Recompute count / first / last of every chat this source touched."""
+        t, mt = m.Chat.__table__, m.Message.__table__
+        ids = sorted(self.touched_chats)
+        for i in range(0, len(ids), SQL_CHUNK):
+            part = ids[i:i + SQL_CHUNK]
+            rows = self.conn.execute(
+                select(mt.c.chat_id, func.count(), func.min(mt.c.sent_at), func.max(mt.c.sent_at))
+                .where(mt.c.chat_id.in_(part)).group_by(mt.c.chat_id)).all()
+            for chat_id, n, first, last in rows:
+                self.conn.execute(t.update().where(t.c.id == chat_id)
+                                  .values(message_count=n, first_at=first, last_at=last))
+
+    # -- messages
+    def flush_messages(self) -> None:
+        if not self.messages:
+            return
+        batch, self.messages = self.messages, []
+        mt, vt, at = m.Message.__table__, m.MessageVersion.__table__, m.Attachment.__table__
+        # later duplicates of an id in the same batch win, counted as unchanged/updated
+        by_id: dict[str, rec.Message] = {}
+        dupes: list[rec.Message] = []
+        for msg in batch:
+            if msg.id in by_id:
+                dupes.append(by_id[msg.id])
+            by_id[msg.id] = msg
+        aliases = self._aliases(list(by_id))
+        existing = self._existing_messages({aliases.get(i, i) for i in by_id})
+        inserts, versions, attachments = [], [], []
+        for msg in dupes:
+            self.report.chat(msg.chat_id).unchanged += 1
+        for msg_id, msg in by_id.items():
+            target = aliases.get(msg_id, msg_id)
+            digest = message_digest(msg)
+            old = existing.get(target)
+            cr = self.report.chat(msg.chat_id)
+            self.touched_chats.add(msg.chat_id)
+            if old is None and msg.guid is None and (msg.deleted or msg.edited):
+                old = self._reconcile_content_keyed(msg)
+                if old is not None:
+                    target = old["id"]
+            if old is None:
+                self.ordinal += 1
+                inserts.append(self._message_row(msg, digest))
+                versions.extend(self._version_rows(msg_id, msg.versions, "source"))
+                attachments.extend(self._attachment_rows(msg_id, msg.attachments))
+                cr.new += 1
+                existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
+                                    "deleted": msg.deleted}
+            elif old["digest"] == digest:
+                cr.unchanged += 1
+            else:
+                self._update_message(target, old, msg, digest)
+                existing[target] = {**old, "digest": digest}
+                cr.updated += 1
+            for r in msg.reactions:
+                self.reactions.append(rec.Reaction(
+                    emoji=r.emoji, sender=r.sender, timestamp=r.timestamp, removed=r.removed,
+                    target_id=target, sender_handle=r.sender_handle))
+        if inserts:
+            self.conn.execute(mt.insert(), inserts)
+        if versions:
+            self.conn.execute(vt.insert(), versions)
+        if attachments:
+            self.conn.execute(at.insert(), attachments)
+        self.count += len(batch)
+        self.on_progress(self.count)
+        if len(self.reactions) >= BATCH:
+            self.flush_reactions()
+
+    def _aliases(self, ids: list[str]) -> dict[str, str]:
+        t = m.MessageAlias.__table__
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), SQL_CHUNK):
+            for alias, target in self.conn.execute(
+                    select(t.c.alias, t.c.message_id).where(t.c.alias.in_(ids[i:i + SQL_CHUNK]))):
+                out[alias] = target
+        return out
+
+    def _existing_messages(self, ids: set[str]) -> dict[str, dict]:
+        mt = m.Message.__table__
+        out: dict[str, dict] = {}
+        id_list = list(ids)
+        for i in range(0, len(id_list), SQL_CHUNK):
+            rows = self.conn.execute(
+                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted)
+                .where(mt.c.id.in_(id_list[i:i + SQL_CHUNK])))
+            for row in rows:
+                out[row.id] = dict(row._mapping)
+        return out
+
+    def _reconcile_content_keyed(self, msg: rec.Message) -> dict | None:
+        """A deleted/edited message without a GUID: find the message an earlier import had
+        at the same time from the same sender in the same chat, and alias onto it."""
+        mt = m.Message.__table__
+        when = to_utc_naive(msg.sent_at)
+        rows = self.conn.execute(
+            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted)
+            .where(and_(mt.c.chat_id == msg.chat_id, mt.c.sent_at == when,
+                        mt.c.sender == msg.sender, mt.c.run_id != self.run_id,
+                        mt.c.kind == msg.kind if not msg.deleted else mt.c.id.isnot(None)))
+        ).all()
+        candidates = [dict(r._mapping) for r in rows if r.id != msg.id]
+        if msg.edited:
+            candidates = [c for c in candidates if not c["deleted"]]
+        if len(candidates) != 1:
+            return None
+        old = candidates[0]
+        self.conn.execute(m.MessageAlias.__table__.insert().values(alias=msg.id, message_id=old["id"]))
+        return old
+
+    def _message_row(self, msg: rec.Message, digest: str) -> dict:
+        return {
+            "id": msg.id, "seq": self.seq, "chat_id": msg.chat_id, "platform": msg.platform,
+            "sent_at": to_utc_naive(msg.sent_at), "ordinal": self.ordinal if msg.line is None else msg.line,
+            "sender": msg.sender, "sender_handle": msg.sender_handle, "text": msg.text or "",
+            "kind": msg.kind, "guid": msg.guid, "deleted": msg.deleted, "edited": msg.edited,
+            "reply_to": msg.reply_to, "extra": msg.extra or {}, "raw": msg.raw, "digest": digest,
+            "role": msg.extra.get("role") if msg.extra else None, "run_id": self.run_id,
+        }
+
+    @staticmethod
+    def _version_rows(message_id: str, versions: list[rec.Version], origin: str, start: int = 0) -> list[dict]:
+        return [{"message_id": message_id, "position": start + i, "text": v.text,
+                 "timestamp": to_utc_naive(v.timestamp), "origin": origin}
+                for i, v in enumerate(versions)]
+
+    @staticmethod
+    def _attachment_rows(message_id: str, atts: list[rec.Attachment]) -> list[dict]:
+        return [{"id": rec.attachment_id(message_id, i, a.name), "message_id": message_id,
+                 "position": i, "name": a.name, "mime_type": a.mime_type, "size": a.size,
+                 "path": a.path, "guid": a.guid} for i, a in enumerate(atts)]
+
+    def _update_message(self, target: str, old: dict, msg: rec.Message, digest: str) -> None:
+        """Apply a changed record; text an earlier import had is never lost."""
+        mt, vt, at = m.Message.__table__, m.MessageVersion.__table__, m.Attachment.__table__
+        known = [(r.text, r.timestamp) for r in self.conn.execute(
+            select(vt.c.text, vt.c.timestamp).where(vt.c.message_id == target).order_by(vt.c.position))]
+        known_texts = {t for t, _ in known}
+        new_versions = [v for v in msg.versions if v.text not in known_texts]
+        rows = self._version_rows(target, new_versions, "source", start=len(known))
+        known_texts.update(v.text for v in new_versions)
+        text = msg.text or ""
+        old_text = old.get("text") or ""
+        if msg.deleted and old_text and not old.get("deleted"):
+            text = old_text  # deleted for everyone after we had read it: keep what it said
+        elif old_text and old_text != text and old_text not in known_texts:
+            rows += self._version_rows(target, [rec.Version(old_text, None)], "earlier-import",
+                                       start=len(known) + len(rows))
+        if rows:
+            self.conn.execute(vt.insert(), rows)
+        values = self._message_row(msg, digest)
+        for key in ("id", "ordinal", "run_id"):
+            values.pop(key)
+        values["text"] = text
+        values["edited"] = msg.edited or bool(rows) or bool(known)
+        values["deleted"] = msg.deleted or bool(old.get("deleted"))
+        if msg.attachments:
+            self.conn.execute(at.delete().where(at.c.message_id == target))
+            self.conn.execute(at.insert(), self._attachment_rows(target, msg.attachments))
+        self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
+
+    # -- reactions
+    def flush_reactions(self) -> None:
+        if not self.reactions:
+            return
+        batch, self.reactions = self.reactions, []
+        t = m.Reaction.__table__
+        keyed: dict[tuple, rec.Reaction] = {}
+        for r in batch:
+            keyed[(r.target_id, r.sender, r.emoji)] = r
+        keys = list(keyed)
+        existing: dict[tuple, bool] = {}
+        for i in range(0, len(keys), SQL_CHUNK):
+            part = keys[i:i + SQL_CHUNK]
+            for row in self.conn.execute(select(t.c.message_id, t.c.sender, t.c.emoji, t.c.removed)
+                                         .where(tuple_(t.c.message_id, t.c.sender, t.c.emoji).in_(part))):
+                existing[(row.message_id, row.sender, row.emoji)] = row.removed
+        inserts = []
+        for key, r in keyed.items():
+            if key not in existing:
+                inserts.append({"message_id": key[0], "sender": key[1], "emoji": key[2],
+                                "timestamp": to_utc_naive(r.timestamp), "removed": r.removed})
+                self.report.reactions += 1
+            elif existing[key] != r.removed:
+                self.conn.execute(t.update().where(and_(t.c.message_id == key[0], t.c.sender == key[1],
+                                                        t.c.emoji == key[2])).values(removed=r.removed))
+        if inserts:
+            self.conn.execute(t.insert(), inserts)
+
+    # -- calls
+    def flush_calls(self) -> None:
+        if not self.calls:
+            return
+        batch, self.calls = self.calls, []
+        t = m.Call.__table__
+        by_id = {c.id: c for c in batch}
+        ids = list(by_id)
+        existing: dict[str, str] = {}
+        for i in range(0, len(ids), SQL_CHUNK):
+            for row in self.conn.execute(select(t.c.id, t.c.digest).where(t.c.id.in_(ids[i:i + SQL_CHUNK]))):
+                existing[row.id] = row.digest
+        inserts = []
+        for cid, call in by_id.items():
+            digest = call_digest(call)
+            values = {"id": cid, "seq": self.seq, "chat_id": call.chat_id, "platform": call.platform,
+                      "started_at": to_utc_naive(call.started_at), "direction": call.direction,
+                      "media": call.media, "duration": call.duration, "answered": call.answered,
+                      "peer": call.peer, "summary": call.summary, "transcript": call.transcript,
+                      "raw": call.raw, "digest": digest, "run_id": self.run_id}
+            self.touched_chats.add(call.chat_id)
+            if cid not in existing:
+                inserts.append(values)
+                self.report.calls["new"] += 1
+            elif existing[cid] == digest:
+                self.report.calls["unchanged"] += 1
+            else:
+                values.pop("run_id")
+                # a stored summary/transcript is never replaced by an empty one
+                if not call.summary:
+                    values.pop("summary")
+                if not call.transcript:
+                    values.pop("transcript")
+                self.conn.execute(t.update().where(t.c.id == cid).values(**values))
+                self.report.calls["updated"] += 1
+        if inserts:
+            self.conn.execute(t.insert(), inserts)
+
+    # -- problems and contacts
+    def add_problem(self, p: rec.Problem) -> None:
+        self.conn.execute(m.Unparsed.__table__.insert().values(
+            run_id=self.run_id, source_path=self.report.path, where=p.where, line=p.line,
+            reason=p.reason, text=p.text, chat_id=p.chat_id))
+        self.report.unparsed += 1
+        shown = {"where": p.where, "line": p.line, "reason": p.reason, "text": p.text[:200]}
+        if p.chat_id:
+            cr = self.report.chat(p.chat_id)
+            cr.unparsed += 1
+            if len(cr.problems) < MAX_PROBLEMS_SHOWN:
+                cr.problems.append(shown)
+        elif len(self.report.problems) < MAX_PROBLEMS_SHOWN:
+            self.report.problems.append(shown)
+
+    def add_contact(self, c: rec.Contact) -> None:
+        from .people import add_contact
+
+        add_contact(self.conn, c)
+        self.report.contacts += 1

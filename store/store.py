@@ -1,0 +1,334 @@
+"""The store: one database (SQLite by default) plus the Whoosh index derived from it."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from chatmem.importers import base as rec
+from chatmem.importers import detect, get_importer
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+
+from chatmem.config import Config, load_config, resolve_home
+from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
+
+from . import models as m
+from .db import current_seq, init_schema, make_engine, sqlite_url
+from .index import FullTextIndex, IndexDoc
+from .ingest import Ingest, Report
+
+INDEX_DIR = "index"
+IMPORT_LOCK = "import.lock"
+INDEX_LOCK = "index.lock"
+INDEX_BATCH = 5000
+# folders never descended into when importing a folder
+SKIP_DIRS = {"__MACOSX", ".git", "node_modules"}
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class FileLock:
+    """An OS advisory lock on a file: released by the kernel when the process dies."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self, wait: bool = True) -> bool:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = None
+            return False
+        return True
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def fingerprint(path: Path, options: dict) -> str:
+    """Size and modification time of every file under `path`, plus the import options."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps(options, sort_keys=True, default=str).encode())
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+class Store:
+    """Open with `Store.open(home)`; use as a context manager or call `close()`."""
+
+    def __init__(self, home: Path, engine: Engine, config: Config):
+        self.home = home
+        self.engine = engine
+        self.config = config
+        self.index = FullTextIndex(home / INDEX_DIR)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, home: str | os.PathLike | None = None, config: Config | None = None,
+             url: str | None = None, catch_up: bool = True) -> Store:
+        config = config or load_config()
+        home = resolve_home(home)
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the store folder {home}: {e.strerror}") from e
+        url = url or os.environ.get("CHATMEM_DATABASE_URL") or config.database or sqlite_url(home)
+        engine = make_engine(url)
+        init_schema(engine)
+        store = cls(home, engine, config)
+        store.index.open()
+        if catch_up:
+            store.catch_up_index()
+        return store
+
+    def close(self) -> None:
+        self.index.close()
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read connection, with database errors translated."""
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except OperationalError as e:
+            raise StoreError(f"the database could not be read: {e.orig}") from e
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction (committed on success, rolled back on any error)."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except OperationalError as e:
+            raise StoreError(_explain_write_error(e)) from e
+
+    # ------------------------------------------------------------------ import
+    @contextmanager
+    def import_lock(self, wait: bool = True, on_wait: Callable[[], None] | None = None):
+        lock = FileLock(self.home / IMPORT_LOCK)
+        if not lock.acquire(wait=False):
+            if not wait:
+                raise StoreBusy(f"another chatmem import is running on {self.home}; try again when it ends")
+            if on_wait:
+                on_wait()
+            lock.acquire(wait=True)
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def import_path(self, path: str | os.PathLike, platform: str | None = None,
+                    options: rec.ImportOptions | None = None, *, force: bool = False,
+                    wait: bool = True, on_progress: Callable[[int], None] | None = None,
+                    on_wait: Callable[[], None] | None = None) -> list[Report]:
+        """Import a file or a folder (every recognised export in it). One report per source."""
+        path = Path(path).expanduser()
+        if not path.exists():
+            raise FormatError(f"{path}: no such file or folder")
+        options = options or self.default_options()
+        sources = self.find_sources(path, platform)
+        if not sources:
+            raise FormatError(f"{path}: no recognised chat export here "
+                              "(use --platform to say what it is)")
+        reports = []
+        with self.import_lock(wait=wait, on_wait=on_wait):
+            for src, importer in sources:
+                reports.append(self.import_source(src, importer, options, force=force,
+                                                  on_progress=on_progress))
+        return reports
+
+    def default_options(self) -> rec.ImportOptions:
+        return rec.ImportOptions(timezone=self.config.timezone,
+                                 owner_names=list(self.config.owner_names),
+                                 owner_handles=list(self.config.owner_handles),
+                                 default_region=self.config.region)
+
+    def find_sources(self, path: Path, platform: str | None) -> list[tuple[Path, rec.Importer]]:
+        if platform:
+            importer = get_importer(platform)
+            if path.is_dir() and not importer.detect(path):
+                return [(p, importer) for p in sorted(path.rglob("*"))
+                        if p.is_file() and importer.detect(p)]
+            return [(path, importer)]
+        found = detect(path)
+        if found is not None:
+            return [(path, found)]
+        if not path.is_dir():
+            return []
+        out: list[tuple[Path, rec.Importer]] = []
+        for child in sorted(path.iterdir()):
+            if child.name in SKIP_DIRS or child.name.startswith("."):
+                continue
+            if child.is_dir():
+                out.extend(self.find_sources(child, None))
+            else:
+                importer = detect(child)
+                if importer is not None:
+                    out.append((child, importer))
+        return out
+
+    def import_source(self, path: Path, importer: rec.Importer, options: rec.ImportOptions,
+                      *, force: bool = False, on_progress: Callable[[int], None] | None = None) -> Report:
+        """One source, one transaction: all of it lands, or none of it."""
+        started = time.monotonic()
+        key = str(path.resolve())
+        opt_record = {"timezone": str(options.timezone), "date_format": options.date_format,
+                      "chat": options.chat, "owner_names": options.owner_names}
+        fp = fingerprint(path, {"platform": importer.platform, **opt_record})
+        report = Report(path=key, platform=importer.platform)
+        st = m.Source.__table__
+        with self.read() as conn:
+            known = conn.execute(select(st).where(st.c.path == key)).first()
+        if known is not None and known.fingerprint == fp and not force:
+            report.status = "unchanged"
+            report.notes.append(f"unchanged since it was imported on {known.imported_at:%Y-%m-%d %H:%M} UTC; "
+                                "--force reads it again")
+            report.seconds = time.monotonic() - started
+            return report
+        run_options = replace(options, state=dict(known.state or {}) if known is not None else {})
+        try:
+            with self.write() as conn:
+                runs = m.ImportRun.__table__
+                run_id = conn.execute(runs.insert().values(
+                    path=key, platform=importer.platform, started_at=_utcnow(), status="running",
+                    report={})).inserted_primary_key[0]
+                ingest = Ingest(conn, report, run_id, on_progress)
+                ingest.feed(importer.read(path, run_options))
+                state = ingest.state.state if ingest.state else (known.state if known else {})
+                report.run_id = run_id
+                report.seconds = time.monotonic() - started
+                values = {"platform": importer.platform, "options": opt_record, "fingerprint": fp,
+                          "state": state, "last_run_id": run_id, "imported_at": _utcnow()}
+                if known is None:
+                    source_id = conn.execute(st.insert().values(path=key, **values)).inserted_primary_key[0]
+                else:
+                    source_id = known.id
+                    conn.execute(st.update().where(st.c.id == known.id).values(**values))
+                conn.execute(runs.update().where(runs.c.id == run_id).values(
+                    source_id=source_id, finished_at=_utcnow(), status="ok", report=report.as_dict()))
+        except ChatmemError:
+            raise
+        except (SQLAlchemyError, DBAPIError) as e:
+            raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e)}") from e
+        except (UnicodeDecodeError, OSError) as e:
+            raise FormatError(f"{path}: cannot read it: {e}") from e
+        self.catch_up_index()
+        report.seconds = time.monotonic() - started
+        return report
+
+    # ------------------------------------------------------------------ index
+    def catch_up_index(self) -> int:
+        """Index every message and call changed since the index's own `seq`."""
+        with self.read() as conn:
+            db_seq = current_seq(conn)
+        if self.index.seq >= db_seq:
+            return 0
+        lock = FileLock(self.home / INDEX_LOCK)
+        lock.acquire(wait=True)
+        try:
+            self.index.refresh()
+            since = self.index.seq
+            if since >= db_seq:
+                return 0
+            fresh = self.index.doc_count() == 0
+            with self.read() as conn:
+                expected = self._count_changed(conn, since)
+                n = self.index.write(self._index_docs(conn, since), db_seq, fresh=fresh,
+                                     expected=expected)
+            return n
+        finally:
+            lock.release()
+
+    def reindex(self) -> int:
+        """Rebuild the index from the database."""
+        lock = FileLock(self.home / INDEX_LOCK)
+        lock.acquire(wait=True)
+        try:
+            self.index.clear()
+        finally:
+            lock.release()
+        return self.catch_up_index()
+
+    def _count_changed(self, conn: Connection, since: int) -> int:
+        from sqlalchemy import func
+
+        mt, ct = m.Message.__table__, m.Call.__table__
+        return (conn.execute(select(func.count()).select_from(mt).where(mt.c.seq > since)).scalar_one()
+                + conn.execute(select(func.count()).select_from(ct).where(ct.c.seq > since)).scalar_one())
+
+    def _index_docs(self, conn: Connection, since: int) -> Iterator[IndexDoc]:
+        mt, ct, ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
+        chats = {r.id: r for r in conn.execute(select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform))}
+        q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
+                    mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
+             .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
+        for r in conn.execute(q):
+            chat = chats.get(r.chat_id)
+            text = r.text
+            extra = r.extra or {}
+            if extra.get("poll"):
+                poll = extra["poll"]
+                text = " ".join([text, str(poll.get("question", ""))] +
+                                [str(o.get("text", "")) for o in poll.get("options", [])])
+            yield IndexDoc(id=r.id, text=text, sender=r.sender, chat=chat.name if chat else "",
+                           platform=r.platform, source=r.chat_id,
+                           sender_keys=[r.sender, r.sender_handle or ""],
+                           group=bool(chat.is_group) if chat else False, kind=r.kind, when=r.sent_at)
+        q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
+        for r in conn.execute(q):
+            chat = chats.get(r.chat_id)
+            text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
+            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat.name if chat else "",
+                           platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
+                           group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
+
+    def mark_changed(self, conn: Connection, message_ids: list[str]) -> None:
+        """Bump `seq` of some messages so the index picks them up (e.g. agent turns)."""
+        from .db import next_seq
+
+        seq = next_seq(conn)
+        mt = m.Message.__table__
+        conn.execute(mt.update().where(mt.c.id.in_(message_ids)).values(seq=seq))
+
+
+def _explain_write_error(e: Exception) -> str:
+    text = str(getattr(e, "orig", e))
+    low = text.lower()
+    if "readonly" in low or "read-only" in low:
+        return f"the store is read-only ({text}); check the permissions of the store folder"
+    if "disk is full" in low or "no space" in low:
+        return f"the disk is full ({text}); nothing was written"
+    if "locked" in low:
+        return f"the database is locked by another process ({text}); try again"
+    return text

@@ -1,0 +1,186 @@
+"""The `chatmem` command line: a thin click layer over the store and the tool functions.
+
+Each command parses its arguments, calls one library function and prints its result: a
+readable table for people, the tool's result dict with `--json`. A ChatmemError becomes one
+line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+from chatmem.importers import REGISTRY
+
+from chatmem import __version__
+from chatmem.config import load_timezone
+from chatmem.errors import ChatmemError
+
+from .context import AppContext
+from .output import emit, print_report, progress_printer
+
+
+def handle_errors(fn):
+    """Turn ChatmemError into `chatmem: error: ...` and exit status, not a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ChatmemError as e:
+            click.echo(f"chatmem: error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("chatmem: interrupted; nothing of the unfinished source was written", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="chatmem")
+@click.option("--home", type=click.Path(file_okay=False), envvar="CHATMEM_HOME",
+              help="Store folder (default: $CHATMEM_HOME, else the per-user data folder).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), envvar="CHATMEM_CONFIG",
+              help="YAML config (default: $CHATMEM_CONFIG, else the per-user config folder).")
+@click.option("--seat", default=None, envvar="CHATMEM_SEAT",
+              help="Read as this seat from the config (default: the owner, who sees everything).")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str | None) -> None:
+    """chatmem: your iMessage, WhatsApp and Signal archives as one searchable memory."""
+    ctx.obj = AppContext(home=home, config_path=config_path, seat_name=seat)
+    ctx.call_on_close(ctx.obj.close)
+
+
+# ---------------------------------------------------------------------- import
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--platform", type=click.Choice(sorted(REGISTRY)), default=None,
+              help="Say what the export is instead of detecting it.")
+@click.option("--timezone", "tz", default=None,
+              help="Time zone of exports without one (WhatsApp), e.g. Europe/Berlin.")
+@click.option("--date-format", default=None,
+              help="WhatsApp date order when it cannot be inferred: DMY, MDY or YMD.")
+@click.option("--chat", default=None, help="Merge the export into the chat with this name or source id.")
+@click.option("--force", is_flag=True, help="Read the export again even if it has not changed.")
+@click.option("--no-wait", is_flag=True, help="Fail instead of waiting when another import is running.")
+@json_option
+@click.pass_obj
+@handle_errors
+def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, no_wait, as_json):
+    """Import exports: files, or folders whose recognised exports are all imported.
+
+    Recognises iMessage chat.db / sms.db / iOS backup folders, WhatsApp .txt and .zip exports,
+    Signal Desktop databases and signal-export folders, vCard contacts and JSON Lines.
+    """
+    store = app.store()
+    options = store.default_options()
+    if tz:
+        options.timezone = load_timezone(tz)
+    options.date_format = date_format
+    if chat:
+        options.chat = app.resolve_chat_name(chat)
+    show = not as_json and sys.stderr.isatty()
+    reports = []
+    for path in paths:
+        with progress_printer(show, str(path)) as on_progress:
+            reports += store.import_path(
+                path, platform, options, force=force, wait=not no_wait, on_progress=on_progress,
+                on_wait=lambda: click.echo("waiting for another chatmem import to finish...", err=True))
+    if as_json:
+        emit([r.as_dict() for r in reports], True)
+    else:
+        for r in reports:
+            print_report(r.as_dict())
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Read every source again, changed or not.")
+@json_option
+@click.pass_obj
+@handle_errors
+def sync(app: AppContext, force: bool, as_json: bool):
+    """Re-import every known source that changed since its last import.
+
+    One cron line keeps the memory current, e.g. every night at 3:
+    `0 3 * * * chatmem sync --json >> ~/chatmem-sync.log 2>&1`
+    """
+    from .sync import sync_sources
+
+    store = app.store()
+    reports = sync_sources(store, force=force)
+    if as_json:
+        emit(reports, True)
+    else:
+        if not reports:
+            click.echo("no sources imported yet; use `chatmem import PATH` first")
+        for r in reports:
+            print_report(r)
+
+
+@cli.command()
+@click.option("--yes", is_flag=True, hidden=True)
+@json_option
+@click.pass_obj
+@handle_errors
+def reindex(app: AppContext, yes: bool, as_json: bool):
+    """Rebuild the full-text index from the database."""
+    n = app.store(catch_up=False).reindex()
+    emit({"indexed": n}, as_json, text=f"indexed {n:,} records")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+@handle_errors
+def stats(app: AppContext, as_json: bool):
+    """What the store holds: messages, chats, calls per platform, and the last imports."""
+    from .stats import store_stats
+
+    result = store_stats(app.store(), app.seat())
+    emit(result, as_json)
+
+
+@cli.command()
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of standard output.")
+@click.option("--jsonl", is_flag=True, default=True, hidden=True,
+              help="JSON Lines in the import format (the only format; accepted for clarity).")
+@click.pass_obj
+@handle_errors
+def export(app: AppContext, out: Path | None, jsonl: bool):
+    """Write the whole store as JSON Lines in the `--platform jsonl` import format."""
+    from chatmem.store.export import export_lines
+
+    store = app.store()
+    with store.read() as conn:
+        if out is None:
+            for line in export_lines(conn):
+                sys.stdout.write(line)
+            return
+        tmp = out.with_name(out.name + ".partial")
+        try:
+            with tmp.open("w", encoding="utf-8") as f:
+                n = 0
+                for line in export_lines(conn):
+                    f.write(line)
+                    n += 1
+            tmp.replace(out)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise ChatmemError(f"cannot write {out}: {e.strerror}") from e
+    click.echo(f"wrote {n:,} records to {out}", err=True)
+
+
+def main() -> None:
+    cli(prog_name="chatmem")
+
+
+from . import commands  # noqa: E402,F401  (registers the read/write tool commands on `cli`)

@@ -1,0 +1,126 @@
+"""Printing: JSON for scripts, plain tables for people, and the import progress line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+
+def emit(result: Any, as_json: bool, text: str | None = None) -> None:
+    """Print a tool result: JSON with --json, else `text` or a generic readable rendering."""
+    if as_json:
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+    elif text is not None:
+        click.echo(text)
+    else:
+        click.echo(render(result))
+
+
+def render(value: Any, indent: int = 0) -> str:
+    pad = "  " * indent
+    if isinstance(value, dict):
+        lines = []
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                lines.append(f"{pad}{k}:")
+                lines.append(render(v, indent + 1))
+            else:
+                lines.append(f"{pad}{k}: {v}")
+        return "\n".join(lines)
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return "\n".join(render(v, indent) + ("\n" if i < len(value) - 1 else "")
+                             for i, v in enumerate(value))
+        return "\n".join(f"{pad}- {v}" for v in value)
+    return f"{pad}{value}"
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int | None = None) -> str:
+    """A plain-text table; the last column is cut to fit the terminal."""
+    max_width = max_width or shutil.get_terminal_size((120, 20)).columns
+    cells = [[("" if c is None else str(c)).replace("\n", " ") for c in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, c in enumerate(row[:-1]):
+            widths[i] = min(max(widths[i], len(c)), 40)
+    fixed = sum(widths[:-1]) + 2 * (len(headers) - 1)
+    last = max(20, max_width - fixed)
+    widths[-1] = min(max([len(headers[-1])] + [len(r[-1]) for r in cells] or [0]), last)
+
+    def fmt(row: Sequence[str]) -> str:
+        out = []
+        for i, c in enumerate(row):
+            w = widths[i]
+            c = c if len(c) <= w else c[: max(0, w - 1)] + "…"
+            out.append(c.ljust(w) if i < len(row) - 1 else c)
+        return "  ".join(out).rstrip()
+
+    lines = [fmt(headers), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in cells]
+    return "\n".join(lines)
+
+
+def print_report(r: dict) -> None:
+    """The import report in words: one line per source, one per chat that changed."""
+    status = r.get("status")
+    if status in ("unchanged", "missing", "failed"):
+        click.echo(f"{r['path']}: {status}")
+        for note in r.get("notes", []):
+            click.echo(f"  {note}")
+        return
+    t = r.get("messages", {})
+    click.echo(f"{r['path']} ({r['platform']}): {t.get('new', 0):,} new, {t.get('updated', 0):,} updated, "
+               f"{t.get('unchanged', 0):,} unchanged messages; {r.get('unparsed', 0):,} unparsed"
+               + (f"; calls {r['calls']['new']} new" if r.get("calls", {}).get("new") else "")
+               + (f"; {r['contacts']} contacts" if r.get("contacts") else "")
+               + f" ({r.get('seconds', 0):.1f}s)")
+    chats = r.get("chats", [])
+    rows = [(c["chat"] or c["source"], c["new"], c["updated"], c["unchanged"], c["unparsed"])
+            for c in chats]
+    if rows and len(rows) <= 50:
+        click.echo(table(rows, ["chat", "new", "updated", "unchanged", "unparsed"]))
+    elif rows:
+        click.echo(f"  {len(rows):,} chats (use --json for each)")
+    for c in chats:
+        for p in c.get("first_problems", []):
+            click.echo(f"  could not parse {p['where']} line {p['line']}: {p['reason']}: {p['text'][:80]!r}")
+    for p in r.get("problems", []):
+        click.echo(f"  could not parse {p['where']} line {p['line']}: {p['reason']}: {p['text'][:80]!r}")
+    for note in r.get("notes", []):
+        click.echo(f"  note: {note}")
+
+
+@contextmanager
+def progress_printer(show: bool, label: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+    """A one-line progress display on stderr (records, rate, time left when the total is known)."""
+    if not show:
+        yield lambda n: None
+        return
+    start = time.monotonic()
+    last = [0.0]
+
+    def update(n: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.2:
+            return
+        last[0] = now
+        elapsed = max(now - start, 1e-6)
+        rate = n / elapsed
+        left = ""
+        if total and rate > 0 and n < total:
+            left = f", about {int((total - n) / rate)}s left"
+        sys.stderr.write(f"\r{label}: {n:,} records, {rate:,.0f}/s{left}   ")
+        sys.stderr.flush()
+
+    try:
+        yield update
+    finally:
+        sys.stderr.write("\r" + " " * 80 + "\r")
+        sys.stderr.flush()
