@@ -1,0 +1,90 @@
+"""Shared test fixtures: a real store (SQLite file + Whoosh index) in a temporary folder,
+the CLI through click's CliRunner, and paths to our fixtures and the shared corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chatmem.config import Config, load_config
+from chatmem.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+CORPUS = ROOT.parent / "shared" / "corpus"
+FIXTURE_CONFIG = FIXTURES / "config.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path):
+    """Never read or write the real per-user folders from a test."""
+    monkeypatch.delenv("CHATMEM_HOME", raising=False)
+    monkeypatch.delenv("CHATMEM_SEAT", raising=False)
+    monkeypatch.delenv("CHATMEM_DATABASE_URL", raising=False)
+    monkeypatch.setenv("CHATMEM_CONFIG", str(FIXTURE_CONFIG))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def corpus_dir() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present")
+    return CORPUS
+
+
+@pytest.fixture
+def config() -> Config:
+    return load_config(FIXTURE_CONFIG)
+
+
+@pytest.fixture
+def database_url(tmp_path) -> str | None:
+    """None (SQLite in the home) unless the test run targets PostgreSQL."""
+    return os.environ.get("CHATMEM_TEST_DATABASE_URL") or None
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def store(home, config, database_url):
+    s = Store.open(home, config, url=database_url)
+    yield s
+    s.close()
+
+
+class Cli:
+    """Runs `chatmem --home HOME ...` in-process and returns (exit code, output)."""
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, expect: int | None = 0):
+        from chatmem.tools.cli import cli
+
+        result = self.runner.invoke(cli, ["--home", str(self.home), *map(str, args)])
+        if expect is not None and result.exit_code != expect:
+            raise AssertionError(f"exit {result.exit_code} (wanted {expect}) for {args}:\n"
+                                 f"{result.output}\n{result.exception!r}")
+        return result
+
+    def json(self, *args: str):
+        return json.loads(self(*args, "--json").stdout)
+
+
+@pytest.fixture
+def cli(home) -> Cli:
+    return Cli(home)
