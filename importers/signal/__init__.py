@@ -1,0 +1,52 @@
+"""Signal: one importer, several readers, one per export format.
+
+`READERS` is asked in order; the first that recognises the path reads it. A new format (such as
+Signal's JSON Lines backup export) is one more module with a reader class and one more entry
+here; the other readers and the store do not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from chatmem.errors import FormatError
+
+from ..base import ImportOptions, Record
+from .common import PLATFORM, Reader
+from .desktop import DesktopReader
+from .sigexport import SigexportReader
+
+READERS: list[type[Reader]] = [DesktopReader, SigexportReader]
+
+
+class SignalImporter:
+    platform = PLATFORM
+
+    def __init__(self) -> None:
+        self.readers: list[Reader] = [cls() for cls in READERS]
+
+    def reader_for(self, path: Path) -> Reader | None:
+        """The first reader that recognises `path`, or None."""
+        return next((r for r in self.readers if r.detect(path)), None)
+
+    def detect(self, path: Path) -> bool:
+        return self.reader_for(Path(path)) is not None
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        path = Path(path)
+        reader = self.reader_for(path)
+        if reader is None:
+            # Asked for explicitly (--platform signal) but not recognised: let the reader whose
+            # shape it is closest to say what is wrong, so the message is specific.
+            if path.is_dir():
+                raise FormatError(
+                    f"{path}: not a Signal export (expected the Signal Desktop folder with "
+                    "config.json and sql/db.sqlite, a Signal Desktop database, or signal-export "
+                    "output with data.json and chat.md per chat)"
+                )
+            reader = self.readers[0]
+        return reader.read(path, options)
+
+
+__all__ = ["READERS", "SignalImporter"]

@@ -1,0 +1,301 @@
+"""Signal Desktop's database → records.
+
+One streaming pass over `messages` in rowid order. Each row's `json` holds the message as the
+app keeps it; newer schemas (1270+) moved some fields out of it into columns, so a field is
+read from its column when the schema has one, else from json. Per schema version:
+- the sender column is `source` (e164, old), `sourceUuid` (~2020–2023) or `sourceServiceId`;
+- attachments are in json (before 1360) or in table `message_attachments` (1360+);
+- calls are in `json.callHistoryDetails` (before ~88) or in table `callsHistory`.
+
+    messages row (type 'outgoing', sent_at 1696178282339, json.editHistory [v2, v1])
+      → Message(sender='me', sent_at=2023-10-01 16:38:02.339 UTC, edited=True, versions=[v1])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from chatmem.errors import FormatError
+
+from ..base import (
+    OWNER,
+    Attachment,
+    Call,
+    ImportOptions,
+    Message,
+    Problem,
+    Reaction,
+    Record,
+    SourceState,
+    Version,
+    call_id,
+    message_id_from_guid,
+    raw_json,
+)
+from .common import PLATFORM, SYSTEM_SENDER, from_ms
+from .desktop_db import Database, column_names, detect_database, open_database
+from .desktop_events import call_facts, system_actor, system_text
+from .desktop_people import People
+
+# Columns read from `messages` when present (never `*`: generated columns cost a JSON parse each).
+MESSAGE_COLUMNS = (
+    "id", "json", "conversationId", "type", "body", "sent_at", "timestamp", "serverTimestamp",
+    "sourceServiceId", "sourceUuid", "source", "isErased", "isViewOnce", "hasAttachments",
+)
+SENDER_COLUMNS = ("sourceServiceId", "sourceUuid", "source")  # newest first
+MESSAGE_TYPES = {"incoming", "outgoing", None}
+SKIPPED_TYPES = {"story"}  # stories are not chat history
+ROOT_VERSION = -1  # message_attachments.editHistoryIndex of the current version
+VOICE_NOTE_FLAG = 1  # attachment.flags bit: recorded in-app as a voice message
+MENTION = "\ufffc"  # Signal's placeholder in `body` where a bodyRange mention goes
+
+
+class DesktopReader:
+    name = "signal-desktop"
+
+    def detect(self, path: Path) -> bool:
+        return detect_database(Path(path))
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        path = Path(path)
+        with open_database(path) as db:
+            try:
+                yield from _Run(db, path).records()
+            except db.errors as e:  # corrupt page, database locked mid-read...
+                raise FormatError(f"{path}: cannot read the database ({e})") from e
+
+
+class _Run:
+    """One import of one database: what is known about it, and the per-row work."""
+
+    def __init__(self, db: Database, path: Path) -> None:
+        self.conn, self.path = db.conn, path
+        self.where = f"{path} messages"
+        self.people = People(db.conn, db.tables)
+        self.columns = [c for c in MESSAGE_COLUMNS if c in set(column_names(db.conn, "messages"))]
+        self.sender_columns = [c for c in SENDER_COLUMNS if c in self.columns]
+        self.calls = self._calls_history() if "callsHistory" in db.tables else {}
+        self.has_attachment_table = "message_attachments" in db.tables
+        self.quote_targets = self._quote_targets()
+        self.chats_sent: set[str] = set()
+        self.counts = {"stories": 0, "unresolved quotes": 0}
+
+    # ------------------------------------------------------------------ lookups made up front
+
+    def _calls_history(self) -> dict[str, dict[str, Any]]:
+        cols = column_names(self.conn, "callsHistory")
+        return {
+            row[cols.index("callId")]: dict(zip(cols, row))
+            for row in self.conn.execute("SELECT * FROM callsHistory")
+        }
+
+    def _quote_targets(self) -> dict[int, str]:
+        """rowid of a quoting message → Signal id of the message it quotes.
+
+        A quote names its target by (conversation, sent_at of the target, author). SQLite joins
+        these in one query (with an automatic index if the schema has none), so the Python pass
+        needs no map of every message seen: memory stays flat on million-message databases.
+        """
+        author = f"t.{self.sender_columns[0]}" if self.sender_columns else "NULL"
+        query = f"""
+            SELECT q.rowid, t.id, t.type, {author},
+                   coalesce(json_extract(q.json, '$.quote.authorAci'),
+                            json_extract(q.json, '$.quote.authorUuid'),
+                            json_extract(q.json, '$.quote.author'))
+            FROM messages AS q JOIN messages AS t
+              ON t.conversationId = q.conversationId
+             AND t.sent_at = json_extract(q.json, '$.quote.id')
+            WHERE instr(q.json, '"quote"') > 0 AND t.rowid != q.rowid"""
+        candidates: dict[int, list[str]] = {}
+        matching: dict[int, str] = {}
+        for rowid, target, kind, author_id, quoted_id in self.conn.execute(query):
+            candidates.setdefault(rowid, []).append(target)
+            if kind == "outgoing":
+                same = self.people.is_owner(quoted_id)
+            else:
+                quoted = self.people.find(quoted_id)
+                same = quoted is not None and quoted is self.people.find(author_id)
+            if same:
+                matching.setdefault(rowid, target)
+        # Two authors can send at the same millisecond: the author decides, else the only one.
+        return {
+            rowid: matching.get(rowid) or found[0]
+            for rowid, found in candidates.items()
+            if rowid in matching or len(found) == 1
+        }
+
+    # ------------------------------------------------------------------------------ the pass
+
+    def records(self) -> Iterator[Record]:
+        query = f"SELECT rowid, {', '.join(self.columns)} FROM messages ORDER BY rowid"
+        names = ["rowid", *self.columns]
+        for values in self.conn.execute(query):
+            row = dict(zip(names, values))
+            try:
+                data = json.loads(row["json"]) if row.get("json") else {}
+            except ValueError as e:
+                yield Problem(self.where, row["rowid"], f"unreadable json ({e})", raw_json(row))
+                continue
+            yield from self._row(row, data if isinstance(data, dict) else {})
+        yield SourceState(notes=self._notes())
+
+    def _row(self, row: dict[str, Any], data: dict[str, Any]) -> Iterator[Record]:
+        def field(name: str) -> Any:
+            value = row.get(name)
+            return data.get(name) if value is None else value
+
+        kind = field("type")
+        if kind in SKIPPED_TYPES:
+            self.counts["stories"] += 1
+            return
+        conversation = field("conversationId")
+        sent = field("sent_at") or field("timestamp")
+        row["json"] = data  # raw: the row with its json readable
+        if not conversation or not sent:
+            yield Problem(self.where, row["rowid"], "message without a conversation or time", raw_json(row))
+            return
+        chat = self.people.chat(conversation)
+        if conversation not in self.chats_sent:
+            self.chats_sent.add(conversation)
+            yield chat
+        if kind == "call-history":
+            call = self._call(row, data, chat, sent)
+            if call is not None:
+                yield call
+                return
+        guid = field("id")
+        message = Message(
+            id=message_id_from_guid(PLATFORM, guid), platform=PLATFORM, chat_id=chat.id,
+            sent_at=from_ms(sent), sender=OWNER, guid=guid, raw=raw_json(row), line=row["rowid"],
+        )
+        if kind in MESSAGE_TYPES:
+            self._fill_message(message, row, data, field, chat)
+        else:
+            actor = system_actor(kind, data)
+            message.kind = "system"
+            message.sender = self.people.name(actor) if actor else SYSTEM_SENDER
+            message.text = system_text(kind, data, self.people.name)
+            message.extra["event"] = kind
+        yield message
+
+    def _fill_message(self, m: Message, row: dict, data: dict, field: Any, chat: Any) -> None:
+        if field("type") != "outgoing":
+            source = next((row[c] for c in self.sender_columns if row.get(c)), None)
+            source = source or data.get("sourceServiceId") or data.get("sourceUuid") or data.get("source")
+            if source is None and not chat.group:
+                source = chat.key  # a 1:1 chat has one other person
+            m.sender = self.people.name(source)
+            m.sender_handle = None if m.sender == OWNER else self.people.handle(source)
+        m.text = field("body") or ""
+        if MENTION in m.text and data.get("bodyRanges"):
+            m.text = self._with_mentions(m.text, data["bodyRanges"], m.extra)
+        m.deleted = bool(data.get("deletedForEveryone") or row.get("isErased"))
+        if row.get("isViewOnce") or data.get("isViewOnce"):
+            m.extra["view_once"] = True
+        self._quote(m, row, data)
+        m.reactions = [self._reaction(r) for r in data.get("reactions") or [] if r.get("emoji")]
+        history = data.get("editHistory") or []
+        if len(history) > 1:  # newest first, the first being the current text
+            m.edited = True
+            m.versions = [
+                Version(v.get("body") or "", from_ms(v["timestamp"]) if v.get("timestamp") else None)
+                for v in reversed(history[1:])
+            ]
+        if data.get("editMessageTimestamp"):
+            m.edited = True
+            m.extra["edited_at"] = from_ms(data["editMessageTimestamp"]).isoformat()
+        m.attachments = self._attachments(m, row, data)
+        if data.get("sticker"):
+            sticker = data["sticker"]
+            m.extra["sticker"] = {k: sticker.get(k) for k in ("packId", "stickerId", "emoji")}
+            m.kind = "media"
+        if m.attachments:
+            m.kind = "media"
+
+    def _with_mentions(self, text: str, ranges: list[dict], extra: dict) -> str:
+        """Put '@Name' where Signal left U+FFFC; ranges count UTF-16 code units, as in JS."""
+        mentions = [r for r in ranges if r.get("mentionAci") or r.get("mentionUuid")]
+        units = text.encode("utf-16-le")
+        names = []
+        for r in sorted(mentions, key=lambda r: r.get("start", 0), reverse=True):
+            start, length = r.get("start", 0), r.get("length", 1)
+            name = self.people.name(r.get("mentionAci") or r.get("mentionUuid"))
+            names.append(name)
+            units = units[: 2 * start] + f"@{name}".encode("utf-16-le") + units[2 * (start + length):]
+        if names:
+            extra["mentions"] = names[::-1]
+        return units.decode("utf-16-le", errors="replace")
+
+    def _quote(self, m: Message, row: dict, data: dict) -> None:
+        quote = data.get("quote")
+        if not isinstance(quote, dict):
+            return
+        target = self.quote_targets.get(row["rowid"])
+        if target is not None:
+            m.reply_to = message_id_from_guid(PLATFORM, target)
+            return
+        self.counts["unresolved quotes"] += 1
+        author = quote.get("authorAci") or quote.get("authorUuid") or quote.get("author")
+        m.extra["quote"] = {
+            "text": quote.get("text") or "",
+            "author": self.people.name(author) if author else None,
+            "sent_at": from_ms(quote["id"]).isoformat() if isinstance(quote.get("id"), int) else None,
+        }
+
+    def _reaction(self, r: dict[str, Any]) -> Reaction:
+        who = r.get("fromId")
+        return Reaction(
+            emoji=r["emoji"],
+            sender=self.people.name(who),
+            timestamp=from_ms(r["timestamp"]) if r.get("timestamp") else None,
+            sender_handle=None if self.people.is_owner(who) else self.people.handle(who),
+        )
+
+    def _attachments(self, m: Message, row: dict, data: dict) -> list[Attachment]:
+        items = data.get("attachments") or []
+        if not items and self.has_attachment_table and row.get("hasAttachments"):
+            cur = self.conn.execute(
+                "SELECT contentType, size, fileName, path, flags FROM message_attachments"
+                " WHERE messageId = ? AND editHistoryIndex = ? AND attachmentType = 'attachment'"
+                " ORDER BY orderInMessage",
+                (m.guid, ROOT_VERSION),
+            )
+            keys = ("contentType", "size", "fileName", "path", "flags")
+            items = [dict(zip(keys, values)) for values in cur]
+            data["attachments"] = items  # so the raw record shows them too
+            m.raw = raw_json(row)
+        out = []
+        for a in items:
+            if (a.get("flags") or 0) & VOICE_NOTE_FLAG:
+                m.extra["voice_note"] = True
+            out.append(Attachment(a.get("fileName"), a.get("contentType"), a.get("size"), a.get("path")))
+        return out
+
+    def _call(self, row: dict, data: dict, chat: Any, sent: int) -> Call | None:
+        key = data.get("callId")
+        history = self.calls.get(key) if key else None
+        details = data.get("callHistoryDetails")
+        if history is None and not details:
+            return None  # nothing known about the call: kept as a system message
+        facts = call_facts(history, details)
+        if history is not None:
+            row["callsHistory"] = history
+        return Call(
+            id=call_id(PLATFORM, key or row.get("id")), platform=PLATFORM, chat_id=chat.id,
+            started_at=from_ms(facts["started"] or sent), direction=facts["direction"],
+            media=facts["media"], duration=facts["duration"], answered=facts["answered"],
+            peer=None if chat.group else chat.name, raw=raw_json(row), line=row["rowid"],
+        )
+
+    def _notes(self) -> list[str]:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        sender = self.sender_columns[0] if self.sender_columns else "none"
+        notes = [f"Signal Desktop database, schema version {version}, sender column {sender}"]
+        if self.people.owner_conversation is None:
+            notes.append("the owner's own account was not found (items.uuid_id)")
+        notes += [f"{n} {what} kept without a link" if what == "unresolved quotes" else f"{n} {what} skipped"
+                  for what, n in self.counts.items() if n]
+        return notes
