@@ -42,8 +42,20 @@ from .desktop_people import People
 
 # Columns read from `messages` when present (never `*`: generated columns cost a JSON parse each).
 MESSAGE_COLUMNS = (
-    "id", "json", "conversationId", "type", "body", "sent_at", "timestamp", "serverTimestamp",
-    "sourceServiceId", "sourceUuid", "source", "isErased", "isViewOnce", "hasAttachments",
+    "id",
+    "json",
+    "conversationId",
+    "type",
+    "body",
+    "sent_at",
+    "timestamp",
+    "serverTimestamp",
+    "sourceServiceId",
+    "sourceUuid",
+    "source",
+    "isErased",
+    "isViewOnce",
+    "hasAttachments",
 )
 SENDER_COLUMNS = ("sourceServiceId", "sourceUuid", "source")  # newest first
 MESSAGE_TYPES = {"incoming", "outgoing", None}
@@ -155,7 +167,9 @@ class _Run:
         sent = field("sent_at") or field("timestamp")
         row["json"] = data  # raw: the row with its json readable
         if not conversation or not sent:
-            yield Problem(self.where, row["rowid"], "message without a conversation or time", raw_json(row))
+            yield Problem(
+                self.where, row["rowid"], "message without a conversation or time", raw_json(row)
+            )
             return
         chat = self.people.chat(conversation)
         if conversation not in self.chats_sent:
@@ -168,8 +182,14 @@ class _Run:
                 return
         guid = field("id")
         message = Message(
-            id=message_id_from_guid(PLATFORM, guid), platform=PLATFORM, chat_id=chat.id,
-            sent_at=from_ms(sent), sender=OWNER, guid=guid, raw=raw_json(row), line=row["rowid"],
+            id=message_id_from_guid(PLATFORM, guid),
+            platform=PLATFORM,
+            chat_id=chat.id,
+            sent_at=from_ms(sent),
+            sender=OWNER,
+            guid=guid,
+            raw=raw_json(row),
+            line=row["rowid"],
         )
         if kind in MESSAGE_TYPES:
             self._fill_message(message, row, data, field, chat)
@@ -184,7 +204,12 @@ class _Run:
     def _fill_message(self, m: Message, row: dict, data: dict, field: Any, chat: Any) -> None:
         if field("type") != "outgoing":
             source = next((row[c] for c in self.sender_columns if row.get(c)), None)
-            source = source or data.get("sourceServiceId") or data.get("sourceUuid") or data.get("source")
+            source = (
+                source
+                or data.get("sourceServiceId")
+                or data.get("sourceUuid")
+                or data.get("source")
+            )
             if source is None and not chat.group:
                 source = chat.key  # a 1:1 chat has one other person
             m.sender = self.people.name(source)
@@ -201,7 +226,9 @@ class _Run:
         if len(history) > 1:  # newest first, the first being the current text
             m.edited = True
             m.versions = [
-                Version(v.get("body") or "", from_ms(v["timestamp"]) if v.get("timestamp") else None)
+                Version(
+                    v.get("body") or "", from_ms(v["timestamp"]) if v.get("timestamp") else None
+                )
                 for v in reversed(history[1:])
             ]
         if data.get("editMessageTimestamp"):
@@ -224,7 +251,9 @@ class _Run:
             start, length = r.get("start", 0), r.get("length", 1)
             name = self.people.name(r.get("mentionAci") or r.get("mentionUuid"))
             names.append(name)
-            units = units[: 2 * start] + f"@{name}".encode("utf-16-le") + units[2 * (start + length):]
+            units = (
+                units[: 2 * start] + f"@{name}".encode("utf-16-le") + units[2 * (start + length) :]
+            )
         if names:
             extra["mentions"] = names[::-1]
         return units.decode("utf-16-le", errors="replace")
@@ -242,7 +271,9 @@ class _Run:
         m.extra["quote"] = {
             "text": quote.get("text") or "",
             "author": self.people.name(author) if author else None,
-            "sent_at": from_ms(quote["id"]).isoformat() if isinstance(quote.get("id"), int) else None,
+            "sent_at": from_ms(quote["id"]).isoformat()
+            if isinstance(quote.get("id"), int)
+            else None,
         }
 
     def _reaction(self, r: dict[str, Any]) -> Reaction:
@@ -271,7 +302,9 @@ class _Run:
         for a in items:
             if (a.get("flags") or 0) & VOICE_NOTE_FLAG:
                 m.extra["voice_note"] = True
-            out.append(Attachment(a.get("fileName"), a.get("contentType"), a.get("size"), a.get("path")))
+            out.append(
+                Attachment(a.get("fileName"), a.get("contentType"), a.get("size"), a.get("path"))
+            )
         return out
 
     def _call(self, row: dict, data: dict, chat: Any, sent: int) -> Call | None:
@@ -284,10 +317,17 @@ class _Run:
         if history is not None:
             row["callsHistory"] = history
         return Call(
-            id=call_id(PLATFORM, key or row.get("id")), platform=PLATFORM, chat_id=chat.id,
-            started_at=from_ms(facts["started"] or sent), direction=facts["direction"],
-            media=facts["media"], duration=facts["duration"], answered=facts["answered"],
-            peer=None if chat.group else chat.name, raw=raw_json(row), line=row["rowid"],
+            id=call_id(PLATFORM, key or row.get("id")),
+            platform=PLATFORM,
+            chat_id=chat.id,
+            started_at=from_ms(facts["started"] or sent),
+            direction=facts["direction"],
+            media=facts["media"],
+            duration=facts["duration"],
+            answered=facts["answered"],
+            peer=None if chat.group else chat.name,
+            raw=raw_json(row),
+            line=row["rowid"],
         )
 
     def _notes(self) -> list[str]:
@@ -296,6 +336,11 @@ class _Run:
         notes = [f"Signal Desktop database, schema version {version}, sender column {sender}"]
         if self.people.owner_conversation is None:
             notes.append("the owner's own account was not found (items.uuid_id)")
-        notes += [f"{n} {what} kept without a link" if what == "unresolved quotes" else f"{n} {what} skipped"
-                  for what, n in self.counts.items() if n]
+        notes += [
+            f"{n} {what} kept without a link"
+            if what == "unresolved quotes"
+            else f"{n} {what} skipped"
+            for what, n in self.counts.items()
+            if n
+        ]
         return notes

@@ -36,8 +36,10 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
     if history is not None:
         incoming = history.get("direction") == CALL_INCOMING
         status = history.get("status")
-        answered = True if status in ANSWERED_STATUSES else (
-            False if status in UNANSWERED_STATUSES else None
+        answered = (
+            True
+            if status in ANSWERED_STATUSES
+            else (False if status in UNANSWERED_STATUSES else None)
         )
         media = "video" if history.get("type") in VIDEO_CALL_TYPES else "voice"
         started = history.get("timestamp")
@@ -61,12 +63,17 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
     if answered and begin and end and end >= begin:
         duration = int((end - begin) // 1000)
     return {
-        "direction": direction, "media": media, "answered": answered,
-        "started": started, "duration": duration, "extra": extra,
+        "direction": direction,
+        "media": media,
+        "answered": answered,
+        "started": started,
+        "duration": duration,
+        "extra": extra,
     }
 
 
 # ----------------------------------------------------------------------- service messages
+
 
 def _timer(seconds: Any) -> str:
     """Disappearing-message timer in words.
@@ -94,9 +101,17 @@ def _group_detail(detail: dict[str, Any], who: str, name: Names) -> str:
         return f"{who} created the group"
     if kind == "title":
         title = detail.get("newTitle")
-        return f"{who} changed the group name to “{title}”" if title else f"{who} removed the group name"
-    if kind in ("member-add", "member-add-from-invite", "member-add-from-link",
-                "member-add-from-admin-approval"):
+        return (
+            f"{who} changed the group name to “{title}”"
+            if title
+            else f"{who} removed the group name"
+        )
+    if kind in (
+        "member-add",
+        "member-add-from-invite",
+        "member-add-from-link",
+        "member-add-from-admin-approval",
+    ):
         return f"{member} joined the group" if member == who else f"{who} added {_actor(member)}"
     if kind == "member-remove":
         return f"{member} left the group" if member == who else f"{who} removed {_actor(member)}"
@@ -181,10 +196,14 @@ SYSTEM_TEXT: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "verified-change": _verified,
     "profile-change": _profile_change,
     "timer-notification": _timer_change,
-    "change-number-notification": lambda d, n: f"{n(d.get('sourceServiceId') or d.get('sourceUuid') or d.get('source'))} changed their phone number",
+    "change-number-notification": lambda d, n: (
+        f"{n(d.get('sourceServiceId') or d.get('sourceUuid') or d.get('source'))} changed their phone number"
+    ),
     "chat-session-refreshed": lambda d, n: "Chat session refreshed",
     "delivery-issue": lambda d, n: "A message could not be delivered",
-    "conversation-merge": lambda d, n: "Message histories of two chats with this person were merged",
+    "conversation-merge": lambda d, n: (
+        "Message histories of two chats with this person were merged"
+    ),
     "phone-number-discovery": lambda d, n: "A phone number was linked to this chat",
     "joined-signal-notification": lambda d, n: "This person joined Signal",
     "universal-timer-notification": lambda d, n: "Default disappearing message timer set",

@@ -16,8 +16,18 @@ from .desktop_db import column_names
 
 # Columns read from `conversations` when the schema has them (`uuid` became `serviceId` in 6.x).
 CONVERSATION_COLUMNS = (
-    "id", "json", "type", "name", "profileName", "profileFamilyName", "profileFullName",
-    "e164", "serviceId", "uuid", "groupId", "members",
+    "id",
+    "json",
+    "type",
+    "name",
+    "profileName",
+    "profileFamilyName",
+    "profileFullName",
+    "e164",
+    "serviceId",
+    "uuid",
+    "groupId",
+    "members",
 )
 NOTE_TO_SELF = "Note to Self"  # what Signal calls the owner's chat with themselves
 
@@ -49,7 +59,9 @@ class People:
                     self._index.setdefault(key.lower(), conv["id"])
             if isinstance(conv.get("e164"), str):
                 self._index.setdefault(_phone_key(conv["e164"]), conv["id"])
-        self.owner_aci, self.owner_e164 = self._owner_ids(conn) if "items" in tables else (None, None)
+        self.owner_aci, self.owner_e164 = (
+            self._owner_ids(conn) if "items" in tables else (None, None)
+        )
         owner = self.find(self.owner_aci) or self.find(self.owner_e164)
         self.owner_conversation: str | None = owner["id"] if owner else None
 
@@ -118,14 +130,19 @@ class People:
             members = self._members(conv)
             others = [m for m in members if not self.is_owner(m)]
             return Chat(
-                PLATFORM, conversation_id, conv.get("name") or "Unnamed group", group=True,
+                PLATFORM,
+                conversation_id,
+                conv.get("name") or "Unnamed group",
+                group=True,
                 participants=[self.name(m) for m in others],
                 handles=[h for h in (self.handle(m) for m in others) if h],
             )
         if conversation_id == self.owner_conversation:
             return Chat(PLATFORM, conversation_id, NOTE_TO_SELF, handles=self._handles(conv))
         name = display_name(conv)
-        return Chat(PLATFORM, conversation_id, name, participants=[name], handles=self._handles(conv))
+        return Chat(
+            PLATFORM, conversation_id, name, participants=[name], handles=self._handles(conv)
+        )
 
     @staticmethod
     def _handles(conv: dict[str, Any]) -> list[str]:
@@ -152,6 +169,11 @@ def display_name(conv: dict[str, Any]) -> str:
         p for p in (conv.get("profileName"), conv.get("profileFamilyName")) if p
     )
     return (
-        conv.get("name") or profile or conv.get("e164") or conv.get("serviceId")
-        or conv.get("uuid") or conv.get("id") or "Unknown"
+        conv.get("name")
+        or profile
+        or conv.get("e164")
+        or conv.get("serviceId")
+        or conv.get("uuid")
+        or conv.get("id")
+        or "Unknown"
     )

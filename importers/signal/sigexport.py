@@ -86,9 +86,9 @@ class SigexportReader:
         owners = {OWNER_SENDER, *options.owner_names}
         for folder in folders:
             yield from _ChatReader(folder, options, owners, single=len(folders) == 1).records()
-        yield SourceState(notes=[
-            f"signal-export: {len(folders)} chat(s); local times read in {options.timezone}"
-        ])
+        yield SourceState(
+            notes=[f"signal-export: {len(folders)} chat(s); local times read in {options.timezone}"]
+        )
 
 
 class _ChatReader:
@@ -96,7 +96,9 @@ class _ChatReader:
         self.folder, self.options, self.owners = folder, options, owners
         self.data_path = folder / DATA_FILE
         name = options.chat if options.chat and single else folder.name
-        chat_id = options.chat if options.chat and single and SOURCE_ID.fullmatch(options.chat) else ""
+        chat_id = (
+            options.chat if options.chat and single and SOURCE_ID.fullmatch(options.chat) else ""
+        )
         self.key = KEY_PREFIX + (folder.name if chat_id else name)
         self.chat_name = folder.name if chat_id else name
         self.chat_id_override = chat_id
@@ -105,13 +107,22 @@ class _ChatReader:
 
     def records(self) -> Iterator[Record]:
         lines = self._lines()  # one chat at a time: the chat record needs all its senders
-        senders = list(dict.fromkeys(
-            obj.get("sender") for _, _, obj in lines
-            if isinstance(obj, dict) and obj.get("sender") and obj.get("sender") not in self.owners
-        ))
+        senders = list(
+            dict.fromkeys(
+                obj.get("sender")
+                for _, _, obj in lines
+                if isinstance(obj, dict)
+                and obj.get("sender")
+                and obj.get("sender") not in self.owners
+            )
+        )
         chat = Chat(
-            PLATFORM, self.key, self.chat_name, group=len(senders) > 1,
-            participants=senders or [self.chat_name], id=self.chat_id_override,
+            PLATFORM,
+            self.key,
+            self.chat_name,
+            group=len(senders) > 1,
+            participants=senders or [self.chat_name],
+            id=self.chat_id_override,
         )
         yield chat
         where = str(self.data_path)
@@ -161,8 +172,15 @@ class _ChatReader:
             return self._call(obj, text, when, sender, written, occurrence, chat, raw, number)
         mid = message_id_from_content(PLATFORM, self.key, written, sender_written, text, occurrence)
         message = Message(
-            id=mid, platform=PLATFORM, chat_id=chat.id, sent_at=when, sender=sender, text=text,
-            deleted=bool(obj.get("deleted")), raw=raw, line=number,
+            id=mid,
+            platform=PLATFORM,
+            chat_id=chat.id,
+            sent_at=when,
+            sender=sender,
+            text=text,
+            deleted=bool(obj.get("deleted")),
+            raw=raw,
+            line=number,
         )
         self._quote(message, obj.get("quote"))
         message.reactions = [self._reaction(r) for r in obj.get("reactions") or []]
@@ -179,8 +197,10 @@ class _ChatReader:
         """sigexport writes a quote as '\\n\\n> line\\n> line\\n\\n'; find it by its text."""
         if not isinstance(quote, str) or not quote.strip():
             return
-        text = "\n".join(line[2:] if line.startswith("> ") else line.lstrip(">")
-                         for line in quote.strip("\n").split("\n"))
+        text = "\n".join(
+            line[2:] if line.startswith("> ") else line.lstrip(">")
+            for line in quote.strip("\n").split("\n")
+        )
         earlier = self.by_text.get(text, [])
         if len(earlier) == 1:
             message.reply_to = earlier[0]
@@ -205,12 +225,24 @@ class _ChatReader:
             path=str(file) if file is not None and file.is_file() else None,
         )
 
-    def _call(self, obj: dict, text: str, when: datetime, sender: str, written: str,
-              occurrence: int, chat: Chat, raw: str, number: int) -> Call:
+    def _call(
+        self,
+        obj: dict,
+        text: str,
+        when: datetime,
+        sender: str,
+        written: str,
+        occurrence: int,
+        chat: Chat,
+        raw: str,
+        number: int,
+    ) -> Call:
         """'Outgoing voice call (accepted, 1m 5s)', 'Missed video call', 'Incoming call'."""
         lower = text.lower()
-        if obj.get("missed") or lower.startswith("missed") or (
-            lower.startswith("incoming") and "declined" in lower
+        if (
+            obj.get("missed")
+            or lower.startswith("missed")
+            or (lower.startswith("incoming") and "declined" in lower)
         ):
             direction = "missed"
         elif lower.startswith("outgoing") or (not lower.startswith("incoming") and sender == OWNER):
@@ -221,9 +253,16 @@ class _ChatReader:
         answered = True if "accepted" in lower else (False if direction == "missed" else None)
         return Call(
             id=call_id(PLATFORM, self.key, written, obj.get("sender") or "", occurrence),
-            platform=PLATFORM, chat_id=chat.id, started_at=when, direction=direction,
+            platform=PLATFORM,
+            chat_id=chat.id,
+            started_at=when,
+            direction=direction,
             media="video" if "video" in lower else "voice",
-            duration=int(duration.group(1) or 0) * 60 + int(duration.group(2)) if duration else None,
-            answered=answered, peer=None if chat.group else chat.name,
-            raw=raw, line=number,
+            duration=int(duration.group(1) or 0) * 60 + int(duration.group(2))
+            if duration
+            else None,
+            answered=answered,
+            peer=None if chat.group else chat.name,
+            raw=raw,
+            line=number,
         )
