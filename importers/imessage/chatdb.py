@@ -1,0 +1,588 @@
+"""Reading a chat.db / sms.db: chats, messages, tapbacks, edits, group events, attachments.
+
+Every schema generation from macOS 10.13 / iOS 11 on is read by asking the database which
+columns it has and selecting only those (`thread_originator_guid` arrived with macOS 11 /
+iOS 14, `date_edited`, `date_retracted`, `message_summary_info` and
+`chat_recoverable_message_join` with macOS 13 / iOS 16, `associated_message_emoji` with
+macOS 14 / iOS 17). Rows are streamed in ROWID order with one cursor.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chatmem.errors import FormatError
+
+from ..base import (
+    OWNER,
+    Attachment,
+    Chat,
+    Message,
+    Problem,
+    Reaction,
+    Record,
+    Version,
+    message_id_from_guid,
+    raw_json,
+)
+from . import sqlite
+from .dates import apple_time
+from .summary_info import parse_summary_info
+from .typedstream import (
+    APP_BALLOON,
+    OBJECT_REPLACEMENT,
+    Body,
+    TypedStreamError,
+    decode_attributed_body,
+)
+
+PLATFORM = "imessage"
+
+REQUIRED_TABLES = ("message", "handle", "chat", "chat_message_join")
+REQUIRED_MESSAGE_COLUMNS = ("ROWID", "guid", "text", "handle_id", "is_from_me", "date")
+
+# Read when the column exists. payload_data (link previews, app data, often many KB) is left
+# out of the raw record on purpose.
+OPTIONAL_MESSAGE_COLUMNS = (
+    "attributedBody", "service", "subject", "date_read", "date_delivered",
+    "cache_has_attachments", "is_audio_message", "item_type", "group_action_type",
+    "group_title", "other_handle", "associated_message_guid", "associated_message_type",
+    "balloon_bundle_id", "expressive_send_style_id", "destination_caller_id",
+    "thread_originator_guid", "thread_originator_part",  # macOS 11 / iOS 14
+    "date_edited", "date_retracted", "message_summary_info", "part_count",  # macOS 13 / iOS 16
+    "associated_message_emoji",  # macOS 14 / iOS 17
+)  # fmt: skip
+
+# associated_message_type: tapbacks 2000-2007, their removals 3000-3007.
+TAPBACK_LOVE = 2000
+TAPBACK_LIKE = 2001
+TAPBACK_DISLIKE = 2002
+TAPBACK_LAUGH = 2003
+TAPBACK_EMPHASIZE = 2004
+TAPBACK_QUESTION = 2005
+TAPBACK_EMOJI = 2006  # the emoji is in associated_message_emoji
+TAPBACK_STICKER = 2007
+TAPBACK_REMOVED_OFFSET = 1000  # 3000 removes 2000, ...
+TAPBACK_KINDS = frozenset(range(TAPBACK_LOVE, TAPBACK_STICKER + 1)) | frozenset(
+    range(TAPBACK_LOVE + TAPBACK_REMOVED_OFFSET, TAPBACK_STICKER + TAPBACK_REMOVED_OFFSET + 1)
+)
+TAPBACK_EMOJI_TEXT = {
+    TAPBACK_LOVE: "❤️",
+    TAPBACK_LIKE: "👍",
+    TAPBACK_DISLIKE: "👎",
+    TAPBACK_LAUGH: "😂",
+    TAPBACK_EMPHASIZE: "‼️",
+    TAPBACK_QUESTION: "❓",
+    TAPBACK_STICKER: "sticker",
+}
+
+# (item_type, group_action_type) of group events; item_type 2 is a rename whatever the action.
+ITEM_PARTICIPANT = 1
+ITEM_RENAME = 2
+ITEM_GROUP_ACTION = 3
+GROUP_EVENTS = {
+    (ITEM_PARTICIPANT, 0): "added",
+    (ITEM_PARTICIPANT, 1): "removed",
+    (ITEM_GROUP_ACTION, 0): "left",
+    (ITEM_GROUP_ACTION, 1): "icon_changed",
+    (ITEM_GROUP_ACTION, 2): "icon_removed",
+}
+
+CHAT_STYLE_GROUP = 43  # chat.style; 45 is one-to-one
+ORPHAN_PREFIX = "orphan:"  # key of the chat for messages that no chat joins
+UNKNOWN_SENDER = "unknown"
+
+
+def tapback_target(associated_guid: str) -> str:
+    """'p:0/GUID' or 'bp:GUID' → 'GUID'.
+
+    >>> tapback_target("p:1/6A1B-22"), tapback_target("bp:6A1B-22"), tapback_target("6A1B")
+    ('6A1B-22', '6A1B-22', '6A1B')
+    """
+    if associated_guid.startswith("p:"):
+        return associated_guid.partition("/")[2] or associated_guid
+    if associated_guid.startswith("bp:"):
+        return associated_guid[3:]
+    return associated_guid
+
+
+def handle_key(handle: str) -> str:
+    """A handle as a comparable key: e-mails lower-cased, phones as their last 10 digits.
+
+    >>> handle_key("+1 (555) 010-0001"), handle_key("5550100001"), handle_key("Ben@Example.com")
+    ('5550100001', '5550100001', 'ben@example.com')
+    """
+    handle = handle.strip()
+    if "@" in handle:
+        return handle.lower()
+    digits = "".join(c for c in handle if c.isdigit())
+    return digits[-10:] if len(digits) >= 7 else (digits or handle.lower())
+
+
+@dataclass
+class ChatInfo:
+    rowid: int
+    record: Chat
+    handles: list[str]
+
+
+@dataclass
+class Counts:
+    messages: int = 0
+    reactions: int = 0
+    undecodable: int = 0
+    skipped_duplicates: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+AttachmentResolver = Callable[[str | None], str | None]
+
+
+class ChatDb:
+    """One open chat.db. `records(state)` yields its records; `state_after()` the watermark."""
+
+    def __init__(self, path: Path, display: str | None = None,
+                 resolve_attachment: AttachmentResolver | None = None) -> None:  # fmt: skip
+        self.path = path
+        self.display = display or str(path)
+        self.resolve_attachment = resolve_attachment or (lambda _name: None)
+        self.conn = sqlite.open_readonly(path)
+        try:
+            self._check_schema()
+            self.handles = dict(self.conn.execute("SELECT ROWID, id FROM handle"))
+            self.chats = self._load_chats()
+        except sqlite3.Error as e:
+            self.conn.close()
+            raise sqlite.translate(path, e) from e
+        except FormatError:
+            self.conn.close()
+            raise
+        self.counts = Counts()
+        self.yielded_chats: set[str] = set()
+        self._one_to_one: dict[str, Chat] | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ----------------------------------------------------------------- schema
+
+    def _check_schema(self) -> None:
+        present = sqlite.tables(self.conn)
+        missing = [t for t in REQUIRED_TABLES if t not in present]
+        if missing:
+            raise FormatError(
+                f"{self.display}: not a Messages database (chat.db / sms.db): "
+                f"missing table(s) {', '.join(missing)}"
+            )
+        cols = set(sqlite.columns(self.conn, "message")) | {"ROWID"}
+        missing = [c for c in REQUIRED_MESSAGE_COLUMNS if c not in cols]
+        if missing:
+            raise FormatError(f"{self.display}: table message lacks column(s) {', '.join(missing)}")
+        self.message_columns = list(REQUIRED_MESSAGE_COLUMNS) + [
+            c for c in OPTIONAL_MESSAGE_COLUMNS if c in cols
+        ]
+        self.has = set(self.message_columns)
+        self.has_recoverable = "chat_recoverable_message_join" in present
+        self.has_recoverable_parts = "recoverable_message_part" in present
+        self.has_attachments = {"attachment", "message_attachment_join"} <= present
+        self.attachment_columns = (
+            set(sqlite.columns(self.conn, "attachment")) if self.has_attachments else set()
+        )
+        self.chat_columns = set(sqlite.columns(self.conn, "chat"))
+
+    def _load_chats(self) -> dict[int, ChatInfo]:
+        members: dict[int, list[str]] = {}
+        if "chat_handle_join" in sqlite.tables(self.conn):
+            for chat_rowid, handle_rowid in self.conn.execute(
+                "SELECT chat_id, handle_id FROM chat_handle_join ORDER BY chat_id, handle_id"
+            ):
+                handle = self.handles.get(handle_rowid)
+                if handle and handle not in members.setdefault(chat_rowid, []):
+                    members[chat_rowid].append(handle)
+        wanted = [c for c in ("display_name", "chat_identifier", "style") if c in self.chat_columns]
+        select = ", ".join(["ROWID", "guid"] + wanted)
+        chats: dict[int, ChatInfo] = {}
+        for row in self.conn.execute(f"SELECT {select} FROM chat"):
+            info = dict(zip(["ROWID", "guid"] + wanted, row))
+            handles = members.get(info["ROWID"], [])
+            identifier = info.get("chat_identifier") or ""
+            style = info.get("style")
+            group = (
+                style == CHAT_STYLE_GROUP
+                if style
+                else (len(handles) > 1 or identifier.startswith("chat"))
+            )
+            name = (info.get("display_name") or "").strip()
+            if not name:
+                name = ", ".join(handles) if group else (identifier or ", ".join(handles))
+            name = name or identifier or str(info["guid"])
+            record = Chat(PLATFORM, key=str(info["guid"]), name=name, group=group,
+                          participants=list(handles), handles=list(handles))  # fmt: skip
+            chats[info["ROWID"]] = ChatInfo(info["ROWID"], record, handles)
+        return chats
+
+    # ----------------------------------------------------------------- chats
+
+    def orphan_chat(self, handle: str | None) -> Chat:
+        """The chat for messages (or calls) that no chat.db chat holds, named after the handle."""
+        if handle:
+            return Chat(PLATFORM, key=ORPHAN_PREFIX + handle, name=handle,
+                        participants=[handle], handles=[handle])  # fmt: skip
+        return Chat(PLATFORM, key=ORPHAN_PREFIX + UNKNOWN_SENDER, name="Unknown")
+
+    def chat_for_handle(self, address: str) -> Chat:
+        """The one-to-one chat with this phone / e-mail, else an orphan chat named after it."""
+        if self._one_to_one is None:
+            self._one_to_one = {}
+            for info in self.chats.values():
+                if not info.record.group and len(info.handles) == 1:
+                    self._one_to_one.setdefault(handle_key(info.handles[0]), info.record)
+        found = self._one_to_one.get(handle_key(address))
+        return found if found is not None else self.orphan_chat(address)
+
+    def announce(self, chat: Chat) -> Chat | None:
+        """`chat` when it has not been yielded yet (the caller yields it), else None."""
+        if chat.id in self.yielded_chats:
+            return None
+        self.yielded_chats.add(chat.id)
+        return chat
+
+    # ----------------------------------------------------------------- rows
+
+    def _select(self, where: str) -> str:
+        cols = ", ".join(f"m.{c}" for c in self.message_columns)
+        recoverable = "NULL, NULL"
+        join = ""
+        if self.has_recoverable:
+            recoverable = "r.chat_id, r.delete_date"
+            join = "LEFT JOIN chat_recoverable_message_join r ON r.message_id = m.ROWID"
+        return (
+            f"SELECT {cols}, j.chat_id, {recoverable} FROM message m "
+            f"LEFT JOIN chat_message_join j ON j.message_id = m.ROWID {join} "
+            f"WHERE {where} ORDER BY m.ROWID"
+        )
+
+    def _rows(
+        self, where: str, params: tuple[Any, ...]
+    ) -> Iterator[tuple[dict[str, Any], Any, Any, Any]]:
+        names = self.message_columns
+        n = len(names)
+        last = None
+        try:
+            cursor = self.conn.execute(self._select(where), params)
+            for row in cursor:
+                if row[0] == last:  # a message joined to two chats: keep the first
+                    self.counts.skipped_duplicates += 1
+                    continue
+                last = row[0]
+                yield dict(zip(names, row[:n])), row[n], row[n + 1], row[n + 2]
+        except sqlite3.Error as e:
+            raise sqlite.translate(self.path, e) from e
+
+    def max_rowid(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(ROWID), 0) FROM message").fetchone()[0]
+
+    def guid_of(self, rowid: int) -> str | None:
+        row = self.conn.execute("SELECT guid FROM message WHERE ROWID = ?", (rowid,)).fetchone()
+        return row[0] if row else None
+
+    def records(self, state: dict[str, Any]) -> Iterator[Record]:
+        """Every record, or (with a previous `state`) the new rows plus old rows edited,
+        unsent or moved to Recently Deleted since."""
+        since = int(state.get("max_rowid") or 0)
+        if since and self.guid_of(since) != state.get("guid_at_max"):
+            self.counts.notes.append(
+                "the database changed identity since the last import: read whole"
+            )
+            since = 0
+        self.top_rowid = self.max_rowid()
+        self.top_rowid_guid = self.guid_of(self.top_rowid)
+        self.max_edited = int(state.get("max_date_edited") or 0) if since else 0
+        self.max_retracted = int(state.get("max_date_retracted") or 0) if since else 0
+        self.max_deleted = int(state.get("max_delete_date") or 0) if since else 0
+        if since:
+            yield from self._changed_old_rows(since)
+        for row, chat_rowid, deleted_chat, delete_date in self._rows("m.ROWID > ?", (since,)):
+            yield from self._record(row, chat_rowid, deleted_chat, delete_date)
+
+    def _changed_old_rows(self, since: int) -> Iterator[Record]:
+        checks, params = [], []
+        if "date_edited" in self.has:
+            checks.append("m.date_edited > ?")
+            params.append(self.max_edited)
+        if "date_retracted" in self.has:
+            checks.append("m.date_retracted > ?")
+            params.append(self.max_retracted)
+        if self.has_recoverable:
+            checks.append("r.delete_date > ?")
+            params.append(self.max_deleted)
+        if not checks:
+            return
+        where = f"m.ROWID <= ? AND ({' OR '.join(checks)})"
+        for row, chat_rowid, deleted_chat, delete_date in self._rows(where, (since, *params)):
+            yield from self._record(row, chat_rowid, deleted_chat, delete_date)
+
+    def state_after(self) -> dict[str, Any]:
+        return {
+            "max_rowid": self.top_rowid,
+            "guid_at_max": self.top_rowid_guid,
+            "max_date_edited": self.max_edited,
+            "max_date_retracted": self.max_retracted,
+            "max_delete_date": self.max_deleted,
+        }
+
+    # ----------------------------------------------------------------- one row
+
+    def _chat_of(self, row: dict[str, Any], chat_rowid: Any, deleted_chat: Any,
+                 sender_handle: str | None) -> Chat:  # fmt: skip
+        info = self.chats.get(chat_rowid) or self.chats.get(deleted_chat)
+        if info is not None:
+            return info.record
+        return self.orphan_chat(sender_handle)
+
+    def _record(self, row: dict[str, Any], chat_rowid: Any, deleted_chat: Any,
+                delete_date: Any) -> Iterator[Record]:  # fmt: skip
+        rowid = row["ROWID"]
+        edited_at = row.get("date_edited") or 0
+        if edited_at > self.max_edited:
+            self.max_edited = edited_at
+        retracted_at = row.get("date_retracted") or 0
+        if retracted_at > self.max_retracted:
+            self.max_retracted = retracted_at
+        if delete_date and delete_date > self.max_deleted:
+            self.max_deleted = delete_date
+
+        from_me = bool(row["is_from_me"])
+        handle = self.handles.get(row["handle_id"]) if row["handle_id"] else None
+        if from_me:
+            sender, sender_handle = OWNER, None
+        elif handle:
+            sender, sender_handle = handle, handle
+        else:
+            info = self.chats.get(chat_rowid) or self.chats.get(deleted_chat)
+            only = info.handles[0] if info and len(info.handles) == 1 else None
+            sender, sender_handle = (only, only) if only else (UNKNOWN_SENDER, None)
+        sent_at = apple_time(row["date"]) or apple_time(1)  # a missing date sorts first
+        assert sent_at is not None
+
+        kind = row.get("associated_message_type") or 0
+        if kind in TAPBACK_KINDS and row.get("associated_message_guid"):
+            yield self._reaction(row, kind, sender, sender_handle, sent_at)
+            return
+
+        chat = self._chat_of(row, chat_rowid, deleted_chat, handle)
+        new_chat = self.announce(chat)
+        if new_chat is not None:
+            yield new_chat
+
+        text = row["text"] or ""
+        body: Body | None = None
+        blob = row.get("attributedBody")
+        if blob and (not text or OBJECT_REPLACEMENT in text or row.get("is_audio_message")):
+            try:
+                body = decode_attributed_body(blob)
+                text = body.text if body.text or not text else text
+            except TypedStreamError as e:
+                self.counts.undecodable += 1
+                yield Problem(self.display, rowid, f"attributedBody could not be decoded: {e}",
+                              text=text, chat_id=chat.id)  # fmt: skip
+        if not text and deleted_chat is not None and self.has_recoverable_parts:
+            text = self._recoverable_text(rowid)
+
+        extra: dict[str, Any] = {}
+        raw_extra: dict[str, Any] = {"chat_guid": chat.key}
+        shown = text
+        if OBJECT_REPLACEMENT in shown or APP_BALLOON in shown:
+            shown = shown.replace(OBJECT_REPLACEMENT, "").replace(APP_BALLOON, "").strip()
+        if body is not None:
+            raw_extra["decoded_text"] = body.text
+            if body.attachments:
+                extra["attachment_positions"] = [
+                    {"offset": i, "guid": g} for i, g in body.attachments
+                ]
+            if body.mentions:
+                extra["mentions"] = [{"handle": m.handle, "text": m.text} for m in body.mentions]
+            if body.links:
+                extra["links"] = body.links
+            if body.transcription:
+                extra["transcription"] = body.transcription
+                if not shown:
+                    shown = body.transcription
+        service = row.get("service")
+        if service:
+            extra["service"] = service
+
+        msg = Message(
+            id=message_id_from_guid(PLATFORM, row["guid"]),
+            platform=PLATFORM,
+            chat_id=chat.id,
+            sent_at=sent_at,
+            sender=sender,
+            text=shown,
+            sender_handle=sender_handle,
+            guid=row["guid"],
+            line=rowid,
+        )
+        thread = row.get("thread_originator_guid")
+        if thread:
+            msg.reply_to = message_id_from_guid(PLATFORM, thread)
+
+        item_type = row.get("item_type") or 0
+        if item_type:
+            self._group_event(msg, row, item_type, extra)
+
+        self._edits(msg, row, extra, raw_extra)
+        if deleted_chat is not None:  # in Recently Deleted (macOS 13+ / iOS 16+)
+            msg.deleted = True
+            extra["recently_deleted"] = True
+
+        if self.has_attachments and (
+            row.get("cache_has_attachments", 1) or (body and body.attachments)
+        ):
+            msg.attachments = self._attachments(rowid)
+            if msg.attachments and not msg.text and msg.kind == "text":
+                msg.kind = "media"
+        if row.get("associated_message_guid") and kind:
+            extra["associated_message"] = {"type": kind, "guid": row["associated_message_guid"]}
+        msg.extra = extra
+        msg.raw = raw_json({**row, **{f"_{k}": v for k, v in raw_extra.items()}})
+        self.counts.messages += 1
+        yield msg
+
+    def _reaction(self, row: dict[str, Any], kind: int, sender: str,
+                  sender_handle: str | None, sent_at: Any) -> Reaction:  # fmt: skip
+        removed = kind >= TAPBACK_LOVE + TAPBACK_REMOVED_OFFSET
+        base = kind - TAPBACK_REMOVED_OFFSET if removed else kind
+        if base == TAPBACK_EMOJI:
+            emoji = row.get("associated_message_emoji") or "?"
+        else:
+            emoji = TAPBACK_EMOJI_TEXT.get(base, "?")
+        self.counts.reactions += 1
+        return Reaction(
+            emoji=emoji,
+            sender=sender,
+            timestamp=sent_at,
+            removed=removed,
+            target_id=message_id_from_guid(
+                PLATFORM, tapback_target(row["associated_message_guid"])
+            ),
+            sender_handle=sender_handle,
+        )
+
+    def _group_event(self, msg: Message, row: dict[str, Any], item_type: int,
+                     extra: dict[str, Any]) -> None:  # fmt: skip
+        action = row.get("group_action_type") or 0
+        event = "renamed" if item_type == ITEM_RENAME else GROUP_EVENTS.get((item_type, action))
+        if event is None:  # other item types (location sharing, kept audio...): keep as they are
+            extra["item_type"] = item_type
+            if not msg.text:
+                msg.kind = "system"
+            return
+        actor = msg.sender
+        target = self.handles.get(row.get("other_handle") or 0)
+        extra["event"] = event
+        if target:
+            extra["target"] = target
+        if event == "added":
+            text = f"{actor} added {target or 'someone'}"
+        elif event == "removed":
+            text = f"{actor} removed {target or 'someone'}"
+        elif event == "left":
+            text = f"{actor} left the group"
+        elif event == "renamed":
+            title = row.get("group_title") or ""
+            extra["title"] = title
+            text = (
+                f"{actor} renamed the group to {title}"
+                if title
+                else f"{actor} removed the group name"
+            )
+        elif event == "icon_changed":
+            text = f"{actor} changed the group photo"
+        else:
+            text = f"{actor} removed the group photo"
+        msg.kind = "system"
+        msg.text = text
+
+    def _edits(self, msg: Message, row: dict[str, Any], extra: dict[str, Any],
+               raw_extra: dict[str, Any]) -> None:  # fmt: skip
+        summary_blob = row.get("message_summary_info")
+        edited_at = row.get("date_edited") or 0
+        retracted_at = row.get("date_retracted") or 0
+        if not summary_blob and not edited_at and not retracted_at:
+            return
+        info = parse_summary_info(summary_blob)
+        if edited_at or info.edited:
+            msg.edited = True
+            earlier = info.earlier_versions()
+            msg.versions = [Version(v.text, v.timestamp) for v in earlier]
+            if edited_at:
+                extra["edited_at"] = apple_time(edited_at).isoformat()  # type: ignore[union-attr]
+            if earlier:
+                raw_extra["earlier_versions"] = [
+                    {"part": v.part, "text": v.text,
+                     "timestamp": v.timestamp.isoformat() if v.timestamp else None}
+                    for v in earlier
+                ]  # fmt: skip
+        if info.unsent_parts or retracted_at:
+            if info.fully_unsent or (retracted_at and not info.unsent_parts and not msg.text):
+                msg.deleted = True
+            else:
+                extra["unsent_parts"] = info.unsent_parts
+            if retracted_at:
+                extra["unsent_at"] = apple_time(retracted_at).isoformat()  # type: ignore[union-attr]
+        for problem in info.problems:
+            extra.setdefault("problems", []).append(problem)
+
+    def _recoverable_text(self, rowid: int) -> str:
+        texts = []
+        for (blob,) in self.conn.execute(
+            "SELECT part_text FROM recoverable_message_part WHERE message_id = ? ORDER BY part_index",
+            (rowid,),
+        ):
+            try:
+                texts.append(
+                    decode_attributed_body(blob).text if isinstance(blob, bytes) else str(blob)
+                )
+            except TypedStreamError:
+                continue
+        return "".join(texts)
+
+    def _attachments(self, rowid: int) -> list[Attachment]:
+        wanted = [c for c in ("guid", "filename", "mime_type", "uti", "transfer_name", "total_bytes")
+                  if c in self.attachment_columns]  # fmt: skip
+        cols = ", ".join(f"a.{c}" for c in wanted)
+        out = []
+        for values in self.conn.execute(
+            f"SELECT {cols} FROM message_attachment_join j JOIN attachment a ON a.ROWID = j.attachment_id "
+            "WHERE j.message_id = ? ORDER BY a.ROWID",
+            (rowid,),
+        ):
+            a = dict(zip(wanted, values))
+            filename = a.get("filename")
+            name = a.get("transfer_name") or (os.path.basename(filename) if filename else None)
+            out.append(Attachment(
+                name=name,
+                mime_type=a.get("mime_type") or _guess_mime(name, a.get("uti")),
+                size=a.get("total_bytes") or None,
+                path=self.resolve_attachment(filename),
+                guid=a.get("guid"),
+            ))  # fmt: skip
+        return out
+
+
+def _guess_mime(name: str | None, uti: str | None) -> str | None:
+    import mimetypes
+
+    if name:
+        guessed = mimetypes.guess_type(name)[0]
+        if guessed:
+            return guessed
+    return {"public.jpeg": "image/jpeg", "public.png": "image/png", "public.heic": "image/heic",
+            "com.apple.coreaudio-format": "audio/x-caf", "public.mpeg-4": "video/mp4",
+            "com.apple.quicktime-movie": "video/quicktime"}.get(uti or "")  # fmt: skip

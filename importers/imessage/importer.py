@@ -1,0 +1,150 @@
+"""IMessageImporter: chat.db (macOS), sms.db (iOS), an iOS backup folder, CallHistory.storedata."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import ExitStack, closing
+from pathlib import Path
+
+from chatmem.errors import FormatError
+
+from ..base import Chat, ImportOptions, Record, SourceState
+from . import sqlite
+from .backup import Backup, is_backup
+from .calls import CALL_TABLE, CallHistory
+from .chatdb import PLATFORM, ChatDb
+
+CALL_HISTORY_NAME = "CallHistory.storedata"
+CHAT_DB_NAMES = ("chat.db", "sms.db")
+MAC_MESSAGES_DIR = "Library/Messages/"  # attachment filenames: ~/Library/Messages/Attachments/..
+
+
+def _kind_of_sqlite(path: Path) -> str | None:
+    """'chatdb', 'calls' or None for a SQLite file; never raises."""
+    if not sqlite.is_sqlite(path):
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)) as conn:
+            names = sqlite.tables(conn)
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+    if {"message", "handle", "chat"} <= names:
+        return "chatdb"
+    if CALL_TABLE in names:
+        return "calls"
+    return None
+
+
+def mac_attachment_resolver(db_path: Path):  # noqa: ANN201 - returns a resolver closure
+    """chat.db attachment filename → an existing file: the path as written (with ~ expanded),
+    or the same path under the folder that holds this chat.db (a copied ~/Library/Messages)."""
+    base = db_path.resolve().parent
+
+    def resolve(filename: str | None) -> str | None:
+        if not filename:
+            return None
+        candidates = [os.path.expanduser(filename)]
+        at = filename.find(MAC_MESSAGES_DIR)
+        if at >= 0:
+            candidates.append(str(base / filename[at + len(MAC_MESSAGES_DIR) :]))
+        for candidate in candidates:
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    return resolve
+
+
+class IMessageImporter:
+    """Reads Messages databases (iMessage, SMS, RCS) and call history."""
+
+    platform = PLATFORM
+
+    def detect(self, path: Path) -> bool:
+        try:
+            path = Path(path)
+            if path.is_dir():
+                return is_backup(path)
+            return path.is_file() and _kind_of_sqlite(path) is not None
+        except Exception:  # detection must never raise
+            return False
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        path = Path(path)
+        state = dict(options.state or {})
+        with ExitStack() as stack:
+            calls_path: Path | None = None
+            if path.is_dir():
+                if not is_backup(path):
+                    raise FormatError(
+                        f"{path}: a folder, but not an iOS backup (no Manifest.db in it)"
+                    )
+                backup = Backup(path)
+                stack.callback(backup.close)
+                db = ChatDb(backup.sms_db(), display=f"{path} (sms.db)",
+                            resolve_attachment=backup.resolve_attachment)  # fmt: skip
+                calls_path = backup.call_history()
+            else:
+                if not path.is_file():
+                    raise FormatError(f"{path}: no such file")
+                if not sqlite.is_sqlite(path):
+                    raise FormatError(f"{path}: not a Messages database (not a SQLite file)")
+                kind = _kind_of_sqlite(path)
+                if kind == "calls":
+                    yield from self._calls_only(path, state, stack)
+                    return
+                db = ChatDb(path, resolve_attachment=mac_attachment_resolver(path))
+                sibling = path.parent / CALL_HISTORY_NAME
+                calls_path = sibling if sibling.is_file() else None
+            stack.callback(db.close)
+            yield from db.records(state)
+            new_state = db.state_after()
+            notes = list(db.counts.notes)
+            if calls_path is not None:
+                calls = CallHistory(calls_path)
+                stack.callback(calls.close)
+                yield from calls.records(state, db.chat_for_handle, db.announce)
+                new_state["calls_max_pk"] = calls.max_pk
+                if calls.count:
+                    notes.append(f"{calls.count} calls from {calls_path.name}")
+            if db.counts.undecodable:
+                notes.append(f"{db.counts.undecodable} attributedBody blobs could not be decoded "
+                             "(messages kept with the text column)")  # fmt: skip
+            missing = [c for c in ("thread_originator_guid", "date_edited") if c not in db.has]
+            if missing:
+                notes.append("older Messages schema: no " + ", ".join(missing))
+            yield SourceState(state=new_state, notes=notes)
+
+    def _calls_only(self, path: Path, state: dict, stack: ExitStack) -> Iterator[Record]:
+        """A CallHistory.storedata alone: calls go to the chats of a chat.db beside it when
+        there is one, else to chats named after the other party."""
+        calls = CallHistory(path)
+        stack.callback(calls.close)
+        db = None
+        for name in CHAT_DB_NAMES:
+            sibling = path.parent / name
+            if sibling.is_file() and _kind_of_sqlite(sibling) == "chatdb":
+                db = ChatDb(sibling)
+                stack.callback(db.close)
+                break
+        announced: set[str] = set()
+
+        def announce(chat: Chat) -> Chat | None:
+            if chat.id in announced:
+                return None
+            announced.add(chat.id)
+            return chat
+
+        if db is not None:
+            chat_for = db.chat_for_handle
+        else:
+            from .chatdb import ORPHAN_PREFIX
+
+            def chat_for(address: str) -> Chat:
+                return Chat(PLATFORM, key=ORPHAN_PREFIX + address, name=address or "Unknown",
+                            participants=[address], handles=[address])  # fmt: skip
+
+        yield from calls.records(state, chat_for, announce)
+        yield SourceState(state={"calls_max_pk": calls.max_pk}, notes=[f"{calls.count} calls"])
