@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from chatmem.importers import base as rec
 from sqlalchemy import and_, func, select, tuple_
 from sqlalchemy.engine import Connection
+
+from chatmem.importers import base as rec
 
 from . import models as m
 from .db import next_seq

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import phonenumbers
-from chatmem.importers import base as rec
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
+
+from chatmem.importers import base as rec
 
 from . import models as m
 

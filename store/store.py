@@ -13,14 +13,14 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from chatmem.importers import base as rec
-from chatmem.importers import detect, get_importer
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from chatmem.config import Config, load_config, resolve_home
 from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
+from chatmem.importers import base as rec
+from chatmem.importers import detect, get_importer
 
 from . import models as m
 from .db import current_seq, init_schema, make_engine, sqlite_url

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatmem.store import Store
-from chatmem.store.models import Chat
 from sqlalchemy import func, or_, select
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError
+from chatmem.store import Store
+from chatmem.store.models import Chat
 
 from .records import timestamp_fields
 from .search import check_int

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import click
-from chatmem.importers import REGISTRY
 
 from chatmem import __version__
 from chatmem.config import load_timezone
 from chatmem.errors import ChatmemError
+from chatmem.importers import REGISTRY
 
 from .context import AppContext
 from .output import emit, print_report, progress_printer

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chatmem.store import Store
-
 from chatmem.config import Config, Seat, load_config
+from chatmem.store import Store
 
 
 @dataclass
@@ -33,8 +32,9 @@ class AppContext:
     def resolve_chat_name(self, chat: str) -> str:
         """`--chat` takes a chat name or a source id; importers want the chat's natural key."""
         if chat.startswith("s_"):
-            from chatmem.store.models import Chat
             from sqlalchemy import select
+
+            from chatmem.store.models import Chat
 
             with self.store().read() as conn:
                 row = conn.execute(select(Chat.key).where(Chat.id == chat)).first()

@@ -3,11 +3,11 @@ an unknown id by every tool."""
 
 from __future__ import annotations
 
-from chatmem.store.models import Chat
 from sqlalchemy import false, or_, select, true
 from sqlalchemy.engine import Connection
 
 from chatmem.config import Seat
+from chatmem.store.models import Chat
 
 
 def chat_filter(seat: Seat, chat_table=None):

@@ -6,9 +6,6 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from chatmem.store import Store
-from chatmem.store.index import SECONDS_PER_DAY, _analyzer
-from chatmem.store.models import Call, Chat, Message
 from sqlalchemy import select
 from whoosh import qparser
 from whoosh import query as Q
@@ -16,6 +13,9 @@ from whoosh.highlight import ContextFragmenter, Formatter, highlight
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, QueryError
+from chatmem.store import Store
+from chatmem.store.index import SECONDS_PER_DAY, _analyzer
+from chatmem.store.models import Call, Chat, Message
 
 from .records import message_record, timestamp_fields
 from .scope import allowed_chat_ids

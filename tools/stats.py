@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatmem.store import Store
-from chatmem.store.models import Call, Chat, ImportRun, Message, Unparsed
 from sqlalchemy import func, select
 
 from chatmem.config import Seat
+from chatmem.store import Store
+from chatmem.store.models import Call, Chat, ImportRun, Message, Unparsed
 
 from .scope import chat_filter
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chatmem.importers import get_importer
-from chatmem.store import Store
-from chatmem.store.models import Source
 from sqlalchemy import select
 
 from chatmem.config import load_timezone
 from chatmem.errors import ChatmemError
+from chatmem.importers import get_importer
+from chatmem.store import Store
+from chatmem.store.models import Source
 
 
 def sync_sources(store: Store, force: bool = False) -> list[dict]:
