@@ -38,7 +38,7 @@ from ..base import (
 from .common import PLATFORM, SYSTEM_SENDER, from_ms
 from .desktop_db import Database, column_names, detect_database, open_database
 from .desktop_events import call_facts, system_actor, system_text
-from .desktop_people import People
+from .desktop_people import People, sender_key
 
 # Columns read from `messages` when present (never `*`: generated columns cost a JSON parse each).
 MESSAGE_COLUMNS = (
@@ -129,7 +129,7 @@ class _Run:
                 same = self.people.is_owner(quoted_id)
             else:
                 quoted = self.people.find(quoted_id)
-                same = quoted is not None and quoted is self.people.find(author_id)
+                same = quoted is not None and quoted is self.people.find(sender_key(author_id))
             if same:
                 matching.setdefault(rowid, target)
         # Two authors can send at the same millisecond: the author decides, else the only one.
@@ -203,7 +203,7 @@ class _Run:
 
     def _fill_message(self, m: Message, row: dict, data: dict, field: Any, chat: Any) -> None:
         if field("type") != "outgoing":
-            source = next((row[c] for c in self.sender_columns if row.get(c)), None)
+            source = sender_key(next((row[c] for c in self.sender_columns if row.get(c)), None))
             source = (
                 source
                 or data.get("sourceServiceId")
@@ -317,7 +317,9 @@ class _Run:
         if history is not None:
             row["callsHistory"] = history
         return Call(
-            id=call_id(PLATFORM, key or row.get("id")),
+            # The call-history row's id, not callId: old schemas have no callId, and Signal's
+            # migration to callsHistory keeps the row, so the id survives an app upgrade.
+            id=call_id(PLATFORM, row.get("id") or data.get("id")),
             platform=PLATFORM,
             chat_id=chat.id,
             started_at=from_ms(facts["started"] or sent),

@@ -37,6 +37,18 @@ def _phone_key(value: str) -> str:
     return "+" + "".join(ch for ch in value if ch.isdigit())
 
 
+def sender_key(value: Any) -> Any:
+    """A sender column's value as an id `People.find` takes.
+
+    `source STRING` has numeric affinity in SQLite, so old rows hold the e164 number as an
+    integer without its '+' (Signal's own migration 1270 adds it back):
+
+    >>> sender_key(15550100002), sender_key("b2b2-…")
+    ('+15550100002', 'b2b2-…')
+    """
+    return f"+{value}" if isinstance(value, int) else value
+
+
 def _device_less(value: Any) -> str | None:
     """'b22b….2' (ACI or number "." deviceId, as items.uuid_id holds it) → 'b22b…'."""
     if not isinstance(value, str) or not value:
