@@ -47,10 +47,42 @@ def config() -> Config:
     return load_config(FIXTURE_CONFIG)
 
 
+PG_URL = os.environ.get("CHATMEM_TEST_PG_URL")
+
+
 @pytest.fixture
-def database_url(tmp_path) -> str | None:
-    """None (SQLite in the home) unless the test run targets PostgreSQL."""
-    return os.environ.get("CHATMEM_TEST_DATABASE_URL") or None
+def database_url() -> str | None:
+    """None: SQLite in the home folder. Tests using `any_backend` also run on PostgreSQL."""
+    return os.environ.get("CHATMEM_DATABASE_URL") or None
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_backend(request, monkeypatch):
+    """Runs the test once on SQLite and once on a fresh PostgreSQL database (when
+    CHATMEM_TEST_PG_URL points at a server; skipped otherwise). The CLI and Store.open
+    pick the database up from CHATMEM_DATABASE_URL."""
+    if request.param == "sqlite":
+        yield "sqlite"
+        return
+    if not PG_URL:
+        pytest.skip("PostgreSQL tests need CHATMEM_TEST_PG_URL (bash .ci/run sets it)")
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"chatmem_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    monkeypatch.setenv("CHATMEM_DATABASE_URL", url)
+    try:
+        yield "postgresql"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 @pytest.fixture

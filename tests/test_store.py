@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from sqlalchemy import func, select
 
 from chatmem.store import Store
 from chatmem.store.models import Message, MessageVersion, Reaction, Unparsed
+
+pytestmark = pytest.mark.usefixtures("any_backend")
 
 JSONL = Path(__file__).resolve().parents[1] / "fixtures" / "jsonl" / "notes-from-telegram.jsonl"
 
@@ -22,6 +25,20 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 def msg(text: str, ts: str, sender: str = "Anna Berg", chat: str = "Anna Berg", **kw) -> dict:
     return {"platform": "whatsapp", "chat": chat, "sender": sender, "timestamp": ts, "text": text, **kw}
+
+
+def wipe(home: Path) -> None:
+    """Delete the whole store: the home folder and, on PostgreSQL, every table."""
+    url = os.environ.get("CHATMEM_DATABASE_URL")
+    if url:
+        from sqlalchemy import create_engine
+
+        from chatmem.store.models import Base
+
+        engine = create_engine(url)
+        Base.metadata.drop_all(engine)
+        engine.dispose()
+    shutil.rmtree(home)
 
 
 def exported(cli) -> list[dict]:
@@ -53,7 +70,7 @@ def test_report_counts_per_chat(cli):
 def test_rebuilt_store_has_the_same_ids(cli, tmp_path):
     cli("import", JSONL)
     before = {r["id"] for r in exported(cli) if r["type"] != "chat"}
-    shutil.rmtree(cli.home)
+    wipe(cli.home)
     cli("import", JSONL)
     after = {r["id"] for r in exported(cli) if r["type"] != "chat"}
     assert before == after and len(before) == 7
@@ -64,6 +81,7 @@ def test_export_then_import_into_empty_store_round_trips(cli, tmp_path):
     dump = tmp_path / "all.jsonl"
     cli("export", "--out", dump)
     original = exported(cli)
+    wipe(cli.home)
     other = type(cli)(tmp_path / "other-home")
     report = other.json("import", dump)[0]
     assert report["messages"]["new"] == 6 and report["unparsed"] == 0
