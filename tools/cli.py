@@ -184,3 +184,4 @@ def main() -> None:
 
 
 from . import commands  # noqa: E402,F401  (registers the read/write tool commands on `cli`)
+from . import server  # noqa: E402,F401

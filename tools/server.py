@@ -1,0 +1,200 @@
+"""`chatmem serve`: the chatmem tools for AI assistants over the Model Context Protocol.
+
+stdio by default (the client starts `chatmem serve` and talks over its stdin/stdout), or
+streamable HTTP on loopback with `--http`, where a seat's bearer token picks the seat.
+
+Each MCP tool is the same library function the CLI calls (`tools.api.TOOLS`), run on the one
+store this process opened. Before each call the store catches up with what another process
+(`chatmem import`, `chatmem sync`) added since, so a long-running server sees new messages.
+A ChatmemError comes back as a tool error the model can read; results are cut to fit the
+response limit of MCP clients (`server_fit`). Logs go to stderr only: stdout is the stdio
+transport.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from typing import Any
+
+import click
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from chatmem import __version__
+from chatmem.config import Seat
+from chatmem.errors import ChatmemError
+
+from .cli import cli, handle_errors
+from .context import AppContext
+from .server_fit import dumps, fit_result
+from .server_tools import READ, TOOL_SPECS, WRITE, ToolSpec
+
+log = logging.getLogger("chatmem.server")
+
+DEFAULT_PORT = 8765
+INSTRUCTIONS = (
+    "chatmem is the user's chat archives (iMessage, WhatsApp, Signal, plus logged agent "
+    "sessions) as one searchable memory. Find a chat by a person's or group's name with "
+    "list_chats; find messages by what they say with search_memory; read around a hit with "
+    "get_context; catch up on a whole conversation with get_conversation_context; read one "
+    "record in full with read_raw_data. Ids: m_ message, c_ call, a_ attachment, t_ logged turn, "
+    "s_ chat (a chat's `source` is the conversation_id the conversation tools take). `me` is the "
+    "user."
+)
+
+
+def tool_functions() -> dict[str, Any]:
+    """The registry of tool functions, by name."""
+    from .api import TOOLS
+
+    return dict(TOOLS)
+
+
+def result_types() -> tuple[dict[str, type], dict[str, dict]]:
+    """(TypedDict per tool, JSON Schema per tool) from `tools.types`."""
+    from . import types as result_module
+
+    schemas: dict[str, dict] = dict(getattr(result_module, "RESULT_SCHEMAS", {}))
+    found: dict[str, type] = dict(getattr(result_module, "RESULT_TYPES", {}) or {})
+    for spec in TOOL_SPECS:
+        if spec.name in found:
+            continue
+        # by the schema's title (pydantic titles a TypedDict's schema with its class name),
+        # else by convention: search_memory -> SearchMemoryResult
+        names = [str((schemas.get(spec.name) or {}).get("title", "")),
+                 "".join(w.title() for w in spec.name.split("_")) + "Result"]
+        for n in names:
+            t = getattr(result_module, n, None) if n else None
+            if isinstance(t, type):
+                found[spec.name] = t
+                break
+    return found, schemas
+
+
+class ToolRunner:
+    """Calls one tool function for one seat on the shared store, one call at a time."""
+
+    def __init__(self, store, seat: Seat, functions: dict[str, Any], schemas: dict[str, dict],
+                 lock: threading.Lock):
+        self.store = store
+        self.seat = seat
+        self.functions = functions
+        self.schemas = schemas
+        # one store, used from the SDK's worker threads: the index reopen in `catch_up` and
+        # the tools' reads must not interleave
+        self.lock = lock
+
+    def catch_up(self) -> None:
+        """See what another process imported since the last call (cheap when nothing did)."""
+        self.store.catch_up_index()
+        self.store.index.refresh()
+
+    def __call__(self, name: str, **args: Any) -> CallToolResult:
+        fn = self.functions[name]
+        with self.lock:
+            try:
+                self.catch_up()
+                result = fn(self.store, self.seat, **args)
+            except ChatmemError as e:
+                # the model reads this and can correct its call; the server keeps serving
+                raise ToolError(str(e)) from e
+        result = fit_result(name, result, schema=self.schemas.get(name))
+        # compact JSON as the text for clients without structured output; the same dict as
+        # structured content, which the SDK checks against the tool's output schema
+        return CallToolResult(content=[TextContent(type="text", text=dumps(result))],
+                              structured_content=result)
+
+
+def tools_for(seat: Seat, functions: dict[str, Any]) -> list[ToolSpec]:
+    """The tools a seat sees: every read, and the writes only for a seat that may write."""
+    return [s for s in TOOL_SPECS if s.name in functions and (seat.write or not s.write)]
+
+
+def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPServer:
+    """An MCP server exposing the tools `seat` may use, over `store`."""
+    functions = tool_functions()
+    types, schemas = result_types()
+    runner = ToolRunner(store, seat, functions, schemas, lock or threading.Lock())
+    server = MCPServer("chatmem", title="chatmem", version=__version__, instructions=INSTRUCTIONS,
+                       log_level="WARNING")
+    for spec in tools_for(seat, functions):
+        fn = spec.make(runner)
+        if spec.name in types:
+            # the return annotation is what gives the tool its output schema; the function
+            # returns a CallToolResult whose structured content the SDK checks against it
+            fn.__annotations__["return"] = types[spec.name]
+        else:
+            log.warning("tool %s has no result type in tools/types.py: served without an "
+                        "output schema", spec.name)
+        server.add_tool(fn, name=spec.name, title=spec.title, description=spec.description,
+                        annotations=WRITE if spec.write else READ)
+    missing = [s.name for s in TOOL_SPECS if s.name not in functions]
+    if missing:
+        log.warning("not served (no tool function yet): %s", ", ".join(missing))
+    return server
+
+
+def setup_logging() -> None:
+    """chatmem's messages on stderr; the SDK's only when they matter."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("chatmem serve: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+    log.setLevel(logging.INFO)
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True,
+              help="Serve streamable HTTP (each request needs a seat's token) instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on with --http. Keep it on loopback unless you mean it.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
+              help="Port to listen on with --http.")
+@click.pass_obj
+@handle_errors
+def serve(app: AppContext, use_http: bool, host: str, port: int):
+    """Serve the tools to AI assistants over MCP: stdio, or streamable HTTP with --http.
+
+    Over stdio the tools act as --seat (default: the owner). Over HTTP every request carries
+    `Authorization: Bearer <token>`, and the token's seat decides what it may see and do;
+    --seat then limits the server to that one seat. Logs go to stderr.
+    """
+    setup_logging()
+    store = app.store()
+    try:
+        if use_http:
+            serve_http(app, store, host, port)
+        else:
+            serve_stdio(store, app.seat())
+    except KeyboardInterrupt:
+        pass
+
+
+def serve_stdio(store, seat: Seat) -> None:
+    import anyio
+
+    server = build_server(store, seat)
+    log.info("serving seat %s over stdio", seat.name)
+    anyio.run(server.run_stdio_async)
+
+
+def serve_http(app: AppContext, store, host: str, port: int) -> None:
+    import uvicorn
+
+    from .server_http import LOOPBACK_HOSTS, MCP_PATH, http_app, http_seats, uvicorn_log_config
+
+    config = app.config()
+    seats = http_seats(config, app.seat_name)
+    lock = threading.Lock()
+    servers = {seat.name: build_server(store, seat, lock) for seat in seats}
+    if host not in LOOPBACK_HOSTS:
+        log.warning("listening on %s: reachable from other machines (requests still need a "
+                    "seat's token)", host)
+    shown = f"[{host}]" if ":" in host else host
+    log.info("serving seats %s at http://%s:%d%s", ", ".join(servers), shown, port, MCP_PATH)
+    uvicorn.Server(uvicorn.Config(http_app(servers, config, host), host=host, port=port,
+                                  log_config=uvicorn_log_config(), access_log=False)).run()
