@@ -312,18 +312,26 @@ def test_a_file_that_is_not_sqlite_is_refused_by_name(tmp_path):
         read(path)
 
 
-def test_encrypted_database_with_sqlcipher_is_read_without_touching_the_folder(tmp_path):
-    sqlcipher3 = pytest.importorskip("sqlcipher3")
-    key = "0f" * 32
+KEY = "0f" * 32
+
+
+def encrypted_signal_folder(tmp_path: Path, sqlcipher3) -> Path:
+    """A Signal folder whose sql/db.sqlite is our fixture encrypted with KEY, as the app does."""
     plain_db = build_database(tmp_path / "plain.sqlite", "new")
     folder = tmp_path / "Signal"
     (folder / "sql").mkdir(parents=True)
-    (folder / "config.json").write_text(json.dumps({"key": key}))
+    (folder / "config.json").write_text(json.dumps({"key": KEY}))
     conn = sqlcipher3.connect(str(plain_db))
-    conn.execute(f"ATTACH DATABASE '{folder / 'sql' / 'db.sqlite'}' AS enc KEY \"x'{key}'\"")
+    conn.execute(f"ATTACH DATABASE '{folder / 'sql' / 'db.sqlite'}' AS enc KEY \"x'{KEY}'\"")
     conn.execute("SELECT sqlcipher_export('enc')")
     conn.execute("DETACH DATABASE enc")
     conn.close()
+    return folder
+
+
+def test_encrypted_database_with_sqlcipher_is_read_without_touching_the_folder(tmp_path):
+    sqlcipher3 = pytest.importorskip("sqlcipher3")
+    folder = encrypted_signal_folder(tmp_path, sqlcipher3)
     before = sorted(p.name for p in (folder / "sql").iterdir())
     assert plain(read(folder)) == json.loads(EXPECTED.read_text(encoding="utf-8"))
     assert sorted(p.name for p in (folder / "sql").iterdir()) == before
@@ -333,9 +341,31 @@ def test_encrypted_database_with_sqlcipher_is_read_without_touching_the_folder(t
         read(folder)
 
 
-def test_plain_copy_is_opened_read_only(tmp_path):
+def test_encrypted_database_in_use_is_read_with_its_write_ahead_log(tmp_path):
+    """Signal running: the latest writes are only in db.sqlite-wal, held open by the app."""
+    sqlcipher3 = pytest.importorskip("sqlcipher3")
+    folder = encrypted_signal_folder(tmp_path, sqlcipher3)
+    app = sqlcipher3.connect(str(folder / "sql" / "db.sqlite"))
+    try:
+        app.execute(f"PRAGMA key = \"x'{KEY}'\"")
+        app.execute("PRAGMA journal_mode = WAL")
+        app.execute("PRAGMA wal_autocheckpoint = 0")
+        app.execute("UPDATE messages SET body = 'Yes! Trailhead at 8.' WHERE rowid = 2")
+        app.commit()
+        assert (folder / "sql" / "db.sqlite-wal").stat().st_size > 0
+        files = {p.name: p.stat().st_mtime_ns for p in (folder / "sql").iterdir()}
+        texts = [m.text for m in of(read(folder), Message)]
+        assert "Yes! Trailhead at 8." in texts
+        assert {p.name: p.stat().st_mtime_ns for p in (folder / "sql").iterdir()} == files
+    finally:
+        app.close()
+
+
+def test_plain_copy_in_wal_mode_is_read_without_creating_files_beside_it(tmp_path):
+    # Regression: a read-only open of a WAL database used to leave -wal and -shm files behind.
     path = tmp_path / "copy.sqlite"
     shutil.copy(FIXTURE_DB, path)
-    path.chmod(0o444)
+    sqlite3.connect(path).execute("PRAGMA journal_mode = WAL").connection.close()
+    assert SignalImporter().detect(path)
     assert of(read(path), Message)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.sqlite"]

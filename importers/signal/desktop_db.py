@@ -14,7 +14,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,40 +97,66 @@ class Database:
 def open_database(path: Path) -> Iterator[Database]:
     """The Signal database at `path`, read-only; FormatError when it cannot be read."""
     folder = signal_folder_of(path)
-    tmp: str | None = None
-    errors: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)
+    db = folder / "sql" / "db.sqlite" if folder is not None else path
+    encrypted = folder is not None and not has_sqlite_header(db)
+    if not encrypted:
+        _check_plain(db)
+    connect, key, errors = _sqlcipher(folder) if encrypted else (sqlite3.connect, None, ())
+    errors = (sqlite3.DatabaseError, *errors)
+    conn, tmp = None, None
     try:
-        if folder is not None and not has_sqlite_header(folder / "sql" / "db.sqlite"):
-            conn, tmp, errors = _open_encrypted(folder)
-        elif folder is not None:
-            conn = _open_plain(folder / "sql" / "db.sqlite")  # already decrypted in place
-        else:
-            conn = _open_plain(path)
+        conn, tmp = _open_read_only(db, connect)
+        if key is not None:
+            conn.execute(f"PRAGMA key = \"x'{key}'\"")
         try:
             tables = table_names(conn)
         except errors as e:
-            conn.close()
+            if key is not None:
+                raise FormatError(f"{db}: cannot decrypt with the key in config.json ({e})") from e
             raise FormatError(f"{path}: cannot read the database ({e})") from e
         missing = [t for t in REQUIRED_TABLES if t not in tables]
         if missing:
-            conn.close()
             raise FormatError(
                 f"{path}: not a Signal Desktop database (missing table {', '.join(missing)})"
             )
-        try:
-            yield Database(conn, tables, errors)
-        finally:
-            conn.close()
+        yield Database(conn, tables, errors)
     finally:
+        if conn is not None:
+            conn.close()
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _connect_plain(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    """Read-only and immutable: opening a WAL database even read-only would otherwise create
+    -wal and -shm files next to it. (Unmerged writes are handled by `_open_read_only`.)"""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
 
 
-def _open_plain(path: Path) -> sqlite3.Connection:
+def _open_read_only(db: Path, connect: Callable[..., Any]) -> tuple[Any, str | None]:
+    """A connection that never writes in `db`'s folder, and the private temp dir it needs.
+
+    Writes not yet merged into the database (Signal running, or a crash) are in the -wal file,
+    and reading them needs a writable -shm beside it: then a private copy of both is read.
+    Otherwise the file is opened immutable, which creates nothing and works on read-only media.
+    """
+    wal = db.with_name(db.name + "-wal")
+    try:
+        if wal.is_file() and wal.stat().st_size > 0:
+            tmp = tempfile.mkdtemp(prefix="chatmem-signal-")
+            try:
+                shutil.copy2(db, Path(tmp) / db.name)
+                shutil.copy2(wal, Path(tmp) / wal.name)
+                return connect(str(Path(tmp) / db.name)), tmp
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+        return connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True), None
+    except OSError as e:
+        raise FormatError(f"{db}: cannot read it ({e.strerror or e})") from e
+
+
+def _check_plain(path: Path) -> None:
     if not path.is_file():
         raise FormatError(f"{path}: no such file")
     if not has_sqlite_header(path):
@@ -138,14 +164,6 @@ def _open_plain(path: Path) -> sqlite3.Connection:
             f"{path}: not a plain SQLite database (an encrypted Signal database is read from "
             "the Signal folder that holds config.json and sql/db.sqlite)"
         )
-    conn = _connect_plain(path)
-    try:
-        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.OperationalError:
-        # A WAL database on read-only media cannot make its -shm file: read it as immutable.
-        conn.close()
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-    return conn
 
 
 def _read_key(folder: Path) -> str:
@@ -165,31 +183,13 @@ def _read_key(folder: Path) -> str:
     return key
 
 
-def _open_encrypted(folder: Path) -> tuple[Any, str | None, tuple[type[Exception], ...]]:
-    """Open sql/db.sqlite with SQLCipher, never writing in the Signal folder."""
-    db = folder / "sql" / "db.sqlite"
+def _sqlcipher(folder: Path) -> tuple[Callable[..., Any], str, tuple[type[Exception], ...]]:
+    """sqlcipher3's connect, the key, and its error class; FormatError saying what to do."""
     key = _read_key(folder)
     try:
         import sqlcipher3  # optional extra: chatmem[sqlcipher]
     except ImportError:
-        raise FormatError(f"{db} is encrypted; {SQLCIPHER_HINT}") from None
-    tmp: str | None = None
-    wal = db.with_name("db.sqlite-wal")
-    if wal.is_file() and wal.stat().st_size > 0:
-        # Unmerged writes live in the -wal file, and reading them needs a writable -shm next to
-        # it: read a private copy of both instead of touching the user's folder.
-        tmp = tempfile.mkdtemp(prefix="chatmem-signal-")
-        shutil.copy2(db, Path(tmp) / "db.sqlite")
-        shutil.copy2(wal, Path(tmp) / "db.sqlite-wal")
-        conn = sqlcipher3.connect(str(Path(tmp) / "db.sqlite"))
-    else:
-        conn = sqlcipher3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        conn.execute(f"PRAGMA key = \"x'{key}'\"")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlcipher3.DatabaseError as e:
-        conn.close()
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        raise FormatError(f"{db}: cannot decrypt with the key in config.json ({e})") from e
-    return conn, tmp, (sqlite3.DatabaseError, sqlcipher3.DatabaseError)
+        raise FormatError(
+            f"{folder / 'sql' / 'db.sqlite'} is encrypted; {SQLCIPHER_HINT}"
+        ) from None
+    return sqlcipher3.connect, key, (sqlcipher3.DatabaseError,)
