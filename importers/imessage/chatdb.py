@@ -445,7 +445,11 @@ class ChatDb:
             row.get("cache_has_attachments", 1) or (body and body.attachments)
         ):
             msg.attachments = self._attachments(rowid)
-            if msg.attachments and not msg.text and msg.kind == "text":
+            if (
+                msg.attachments
+                and msg.kind == "text"
+                and (not msg.text or row.get("is_audio_message"))
+            ):
                 msg.kind = "media"
         if row.get("associated_message_guid") and kind:
             extra["associated_message"] = {"type": kind, "guid": row["associated_message_guid"]}
@@ -517,7 +521,9 @@ class ChatDb:
         if not summary_blob and not edited_at and not retracted_at:
             return
         info = parse_summary_info(summary_blob)
-        if edited_at or info.edited:
+        # Unsending also stamps date_edited; only an edit history (or a bare date_edited on
+        # a message that was not unsent) makes a message edited.
+        if info.edited or (edited_at and not retracted_at and not info.unsent_parts):
             msg.edited = True
             earlier = info.earlier_versions()
             msg.versions = [Version(v.text, v.timestamp) for v in earlier]

@@ -110,7 +110,7 @@ class IMessageImporter:
                 if calls.count:
                     notes.append(f"{calls.count} calls from {calls_path.name}")
             if db.counts.undecodable:
-                notes.append(f"{db.counts.undecodable} attributedBody blobs could not be decoded "
+                notes.append(f"{db.counts.undecodable} attributedBody blob(s) could not be decoded "
                              "(messages kept with the text column)")  # fmt: skip
             missing = [c for c in ("thread_originator_guid", "date_edited") if c not in db.has]
             if missing:
