@@ -409,3 +409,46 @@ def test_manifest_plist_damaged_falls_back_to_manifest_db(tmp_path: Path) -> Non
     assert of(read(folder), Message)
     (folder / "Manifest.plist").write_bytes(plistlib.dumps({"IsEncrypted": False}))
     assert of(read(folder), Message)
+
+
+# ------------------------------------------------------------------ live (WAL) databases
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_wal_database_is_read_without_creating_files_beside_it(tmp_path: Path) -> None:
+    sc = build_chat_db(tmp_path / "chat.db", GEN_2023)
+    conn = sqlite3.connect(sc.path)
+    conn.execute("PRAGMA journal_mode = wal")
+    conn.close()  # a clean close merges and removes -wal / -shm
+    before = _files(tmp_path)
+    assert IMessageImporter().detect(sc.path)
+    assert of(read(sc.path), Message)
+    assert _files(tmp_path) == before
+
+
+def test_live_database_shows_writes_still_in_its_log(tmp_path: Path) -> None:
+    """Messages running: the newest rows are only in chat.db-wal, -shm beside it."""
+    sc = build_chat_db(tmp_path / "chat.db", GEN_2023)
+    app = sqlite3.connect(sc.path)
+    app.execute("PRAGMA journal_mode = wal")
+    app.execute("PRAGMA wal_autocheckpoint = 0")
+    app.execute("INSERT INTO message (guid, text, handle_id, is_from_me, date) VALUES ('LIVE-1', 'just now', 0, 1, ?)",
+                (apple_ns(t(59)),))  # fmt: skip
+    app.commit()
+    assert (tmp_path / "chat.db-wal").stat().st_size > 0
+    before = _files(tmp_path)
+    try:
+        assert messages(read(sc.path))["LIVE-1"].text == "just now"
+        assert _files(tmp_path) == before
+        # A copied folder with the log but without its -shm: read from a private copy.
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        for name in ("chat.db", "chat.db-wal"):
+            (copy / name).write_bytes((tmp_path / name).read_bytes())
+        assert messages(read(copy / "chat.db"))["LIVE-1"].text == "just now"
+        assert _files(copy) == ["chat.db", "chat.db-wal"]
+    finally:
+        app.close()

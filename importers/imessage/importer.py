@@ -25,8 +25,9 @@ def _kind_of_sqlite(path: Path) -> str | None:
     """'chatdb', 'calls' or None for a SQLite file; never raises."""
     if not sqlite.is_sqlite(path):
         return None
-    try:
-        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)) as conn:
+    try:  # immutable: detection must not create -wal/-shm files beside a WAL database
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
             names = sqlite.tables(conn)
     except (sqlite3.Error, OSError, ValueError):
         return None

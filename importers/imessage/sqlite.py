@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
-from urllib.parse import quote
 
 from chatmem.errors import FormatError
 
@@ -26,32 +27,62 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-def _uri(path: Path, immutable: bool) -> str:
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-    return uri + "&immutable=1" if immutable else uri
+class _Connection(sqlite3.Connection):
+    """A connection that removes its private copy of the database when closed."""
+
+    private_copy: str | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.private_copy:
+            shutil.rmtree(self.private_copy, ignore_errors=True)
+            self.private_copy = None
+
+
+def _connect(uri: str) -> _Connection:
+    conn = sqlite3.connect(uri, uri=True, factory=_Connection)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn  # type: ignore[return-value]
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only connection; FormatError naming the file when it cannot be read.
+    """A read-only connection that creates no file beside `path`; FormatError naming the file
+    when it cannot be read.
 
-    A database on read-only media in WAL mode cannot be opened with `mode=ro` alone (SQLite
-    wants to create the -shm file next to it), so that case falls back to `immutable=1`.
+    - No write-ahead log (a copy, a backup, Messages not running): opened `immutable`, which
+      reads the file as it is, creates nothing and works on read-only media.
+    - A live database (Messages running: -wal and -shm beside it): opened `mode=ro`, reading
+      the latest writes through the existing -wal/-shm like any other reader, without copying
+      a database that may be gigabytes.
+    - A -wal without its -shm (a copied folder, a crash): reading it would create the -shm, so
+      the database and its log are copied to a private temporary folder and read there.
     """
-    last: Exception | None = None
-    for immutable in (False, True):
+    resolved = path.resolve()
+    wal = resolved.with_name(resolved.name + "-wal")
+    shm = resolved.with_name(resolved.name + "-shm")
+    uri = f"{resolved.as_uri()}?mode=ro"
+    try:
+        has_wal = wal.is_file() and wal.stat().st_size > 0
+        if not has_wal:
+            return _connect(uri + "&immutable=1")
+        if shm.is_file():
+            return _connect(uri)
+        tmp = tempfile.mkdtemp(prefix="chatmem-imessage-")
         try:
-            conn = sqlite3.connect(_uri(path, immutable), uri=True)
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return conn
-        except sqlite3.DatabaseError as e:
-            last = e
-            if "not a database" in str(e) or "malformed" in str(e):
-                raise FormatError(f"{path}: not a readable SQLite database ({e})") from e
-            if "locked" in str(e):
-                break
-    raise FormatError(
-        f"{path}: cannot open the database ({last}); {FULL_DISK_ACCESS_HINT}"
-    ) from last
+            shutil.copy2(resolved, Path(tmp) / resolved.name)
+            shutil.copy2(wal, Path(tmp) / wal.name)
+            conn = _connect(f"{(Path(tmp) / resolved.name).as_uri()}?mode=ro")
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        conn.private_copy = tmp
+        return conn
+    except sqlite3.DatabaseError as e:
+        if "not a database" in str(e) or "malformed" in str(e):
+            raise FormatError(f"{path}: not a readable SQLite database ({e})") from e
+        raise FormatError(f"{path}: cannot open the database ({e}); {FULL_DISK_ACCESS_HINT}") from e
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read it ({e.strerror or e}); {FULL_DISK_ACCESS_HINT}") from e
 
 
 def translate(path: Path, error: sqlite3.Error) -> FormatError:
