@@ -1,0 +1,86 @@
+"""Results cut to fit the 25k-token response cap of MCP clients, still valid for their schema."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from chatmem.tools.server_fit import CUT_MARK, MAX_RESULT_CHARS, dumps, fit_result
+
+types = pytest.importorskip("chatmem.tools.types")
+SCHEMAS = types.RESULT_SCHEMAS
+
+
+def message(i: int, text: str, **extra) -> dict:
+    return {"id": f"m_{i:016x}", "date": "2024-05-03 18:02", "timestamp": "2024-05-03T18:02:11+02:00",
+            "platform": "whatsapp", "chat": "Hiking club", "group": True, "sender": "Anna Berg",
+            "content": f"Anna Berg: {text}", "source": "s_19fecfb0d86fabfd", "deleted": False,
+            "edited": False, "kind": "text", **extra}
+
+
+def fits(name: str, result: dict) -> dict:
+    cut = fit_result(name, result, schema=SCHEMAS[name])
+    assert len(dumps(cut)) <= MAX_RESULT_CHARS
+    jsonschema.validate(cut, SCHEMAS[name])
+    return cut
+
+
+def test_a_small_result_is_returned_untouched():
+    result = {"chats": [], "has_more": False}
+    assert fit_result("list_chats", result, schema=SCHEMAS["list_chats"]) is result
+
+
+def test_search_drops_the_weakest_results_and_says_there_are_more():
+    results = [message(i, f"hit {i} " + "x" * 20_000, score=10.0 - i, snippet="x") for i in range(10)]
+    cut = fits("search_memory", {"results": results, "total": 10, "has_more": False, "server_ms": 1.0})
+    kept = [r["id"] for r in cut["results"]]
+    assert 1 <= len(kept) < 10
+    assert kept == [r["id"] for r in results[: len(kept)]]  # best first, tail dropped
+    assert cut["has_more"] is True and cut["total"] == 10
+
+
+def test_context_keeps_the_hit_and_its_nearest_neighbours():
+    messages = [message(i, "y" * 15_000, hit=(i == 6)) for i in range(11)]
+    cut = fits("get_context", {"messages": messages})
+    kept = [int(m["id"][2:], 16) for m in cut["messages"]]
+    assert 6 in kept and kept == sorted(kept)
+    assert max(kept) - min(kept) + 1 == len(kept)  # a contiguous window around the hit
+
+
+def test_conversation_context_counts_what_it_left_out():
+    items = [{"type": "message", "id": f"m_{i}", "timestamp": "2024-05-03T18:02:11+02:00",
+              "sender": "Anna Berg", "text": "z" * 10_000} for i in range(20)]
+    result = {"items": items, "approx_tokens": 50_000, "items_included": 20, "items_omitted": 3,
+              "has_more_older": False, "server_ms": 2.0}
+    cut = fits("get_conversation_context", result)
+    n = len(cut["items"])
+    assert cut["items"] == items[:n]  # newest first: the oldest went
+    assert cut["items_included"] == n and cut["items_omitted"] == 3 + 20 - n
+    assert cut["has_more_older"] is True and cut["approx_tokens"] < 25_000
+
+
+def test_history_keeps_the_latest_turns():
+    turns = [{"turnNumber": i, "role": "user", "content": "w" * 12_000, "timestamp": "2024-05-03T18:02",
+              "sender": "Anna Berg", "refs": []} for i in range(1, 16)]
+    cut = fits("get_conversation_history", {"turns": turns, "totalTurns": 15, "subject": None,
+                                            "isExpired": False})
+    assert [t["turnNumber"] for t in cut["turns"]][-1] == 15
+    assert cut["turns"][0]["turnNumber"] > 1
+
+
+def test_one_huge_record_is_shortened_and_marked_truncated():
+    raw = {"ok": True, "id": "m_1", "type": "message", "title": "Anna Berg in Hiking club",
+           "content": "v" * 400_000, "size_bytes": 400_000, "truncated": False,
+           "relations": {"chat": "s_1", "reply_to": None, "replies": [], "reactions": [],
+                         "attachments": [], "versions": []}}
+    cut = fits("read_raw_data", raw)
+    assert cut["truncated"] is True and cut["size_bytes"] == 400_000
+    assert cut["content"].endswith(CUT_MARK) and len(cut["content"]) > 50_000
+    assert cut["id"] == "m_1" and cut["title"] == raw["title"]
+
+
+def test_one_huge_message_in_a_list_is_shortened_too():
+    results = [message(1, "u" * 300_000, score=1.0, snippet="u")]
+    cut = fits("search_memory", {"results": results, "total": 1, "has_more": False, "server_ms": 1.0})
+    assert len(cut["results"]) == 1 and cut["results"][0]["content"].endswith(CUT_MARK)
+    assert cut["results"][0]["id"] == "m_0000000000000001"  # short fields are never cut

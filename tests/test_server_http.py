@@ -1,0 +1,127 @@
+"""`chatmem serve --http`: streamable HTTP on loopback, a seat's bearer token on every request,
+the tools a seat may use, and no token in the server's log."""
+
+from __future__ import annotations
+
+import anyio
+import httpx2
+import pytest
+from server_helpers import (
+    ASSISTANT_TOKEN,
+    NOTEBOOK_TOKEN,
+    READ_TOOLS,
+    TELEGRAM_JSONL,
+    WRITE_TOOLS,
+    chatmem,
+    check_listing,
+    check_result,
+    http_client,
+    http_server,
+)
+
+WRONG_TOKEN = "not-a-seat-token-5e0b7f"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("http")
+    home = root / "home"
+    chatmem(home, "import", str(TELEGRAM_JSONL))
+    with http_server(home, root / "server.log") as srv:
+        yield srv
+
+
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+@pytest.mark.parametrize("headers", [
+    {},
+    {"Authorization": f"Bearer {WRONG_TOKEN}"},
+    {"Authorization": f"Basic {ASSISTANT_TOKEN}"},
+    {"Authorization": "Bearer"},
+], ids=["missing", "wrong", "not-bearer", "empty"])
+def test_a_request_without_a_seat_token_is_refused(server, headers):
+    r = httpx2.post(server.url, json=PING, timeout=10,
+                    headers={"Accept": "application/json, text/event-stream", **headers})
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"].startswith("Bearer ")
+    assert r.json()["error"] == "invalid_token"
+
+
+def test_the_sdk_client_with_a_wrong_token_cannot_connect(server):
+    async def main():
+        async with http_client(server.url, WRONG_TOKEN) as client:
+            await client.list_tools()
+
+    with pytest.raises(Exception):  # noqa: B017 - the SDK's error type for a 401 is its own business
+        anyio.run(main)
+
+
+def test_each_seat_sees_its_own_tools(server):
+    async def main(token):
+        async with http_client(server.url, token) as client:
+            return (await client.list_tools()).tools
+
+    assistant = check_listing(anyio.run(main, ASSISTANT_TOKEN))
+    notebook = check_listing(anyio.run(main, NOTEBOOK_TOKEN))
+    assert set(assistant) == READ_TOOLS
+    assert set(notebook) == READ_TOOLS | WRITE_TOOLS
+
+
+def test_every_tool_over_http_as_a_seat_that_may_write(server):
+    async def main():
+        out = {}
+        async with http_client(server.url, NOTEBOOK_TOKEN) as client:
+            async def call(name, **args):
+                out[name] = check_result(name, await client.call_tool(name, args))
+                return out[name]
+
+            chats = (await call("list_chats"))["chats"]
+            source = next(c["source"] for c in chats if c["chat"] == "Hiking club")
+            hit = (await call("search_memory", query="Zugspitze", sort="newest"))["results"][0]
+            await call("get_context", memory_id=hit["id"])
+            items = (await call("get_conversation_context", conversation_id=source))["items"]
+            await call("get_conversation_history", conversation_id=source)
+            call_id = next(i["call_id"] for i in items if i["type"] == "call")
+            await call("read_raw_data", record_id=call_id, max_chars=20)
+            cid = (await call("start_conversation"))["conversation_id"]
+            await call("log_conversation_turn", conversation_id=cid, role="assistant",
+                       content="Noted: meet at the cable car.", refs=[call_id])
+            await call("save_memory", conversation_id=source, text="Meet at the cable car.",
+                       cites=[call_id])
+        return out
+
+    out = anyio.run(main)
+    assert set(out) == READ_TOOLS | WRITE_TOOLS
+    raw = out["read_raw_data"]
+    assert raw["type"] == "call" and raw["truncated"] is True and len(raw["content"]) == 20
+
+
+def test_a_seat_sees_only_its_chats_and_cannot_call_write_tools(server):
+    async def main():
+        async with http_client(server.url, ASSISTANT_TOKEN) as client:
+            chats = await client.call_tool("list_chats", {})
+            dentist = await client.call_tool("search_memory", {"query": "dentist"})
+            write = await client.call_tool("start_conversation", {"subject": "sneaky"})
+            return chats, dentist, write
+
+    chats, dentist, write = anyio.run(main)
+    assert [c["chat"] for c in check_result("list_chats", chats)["chats"]] == ["Hiking club"]
+    assert check_result("search_memory", dentist)["total"] == 0
+    assert write.is_error
+
+
+def test_no_token_ever_reaches_the_log(server):
+    for token in (WRONG_TOKEN, ASSISTANT_TOKEN):
+        httpx2.post(server.url, json=PING, headers={"Authorization": f"Bearer {token}x"}, timeout=10)
+    httpx2.post(f"{server.url}?token={WRONG_TOKEN}", json=PING, timeout=10)
+
+    async def main():
+        async with http_client(server.url, ASSISTANT_TOKEN) as client:
+            await client.call_tool("search_memory", {"query": "coffee", "limit": 500})
+
+    anyio.run(main)
+    log = server.stderr()
+    assert "refused POST /mcp from 127.0.0.1" in log  # refusals are logged...
+    for secret in (WRONG_TOKEN, ASSISTANT_TOKEN, NOTEBOOK_TOKEN):
+        assert secret not in log  # ...without the token
