@@ -204,7 +204,9 @@ def test_fixture_covers_quotes_reactions_edits_deletions_groups_calls(fixture_db
     assert all(m.extra.get("event") for m in messages.values() if m.kind == "system")
     # the story row is not chat history, and says so in the report
     assert "a story, not chat history" not in {m.text for m in messages.values()}
-    assert "1 stories skipped" in of(records, SourceState)[0].notes
+    assert (
+        "1 story row(s) skipped: stories are not chat history" in of(records, SourceState)[0].notes
+    )
 
 
 def test_reimport_gives_identical_ids(fixture_db):
@@ -238,15 +240,18 @@ def test_a_message_whose_conversation_row_is_gone_is_kept(tmp_path):
 
 def test_an_unreadable_row_is_reported_and_the_rest_imported(tmp_path):
     # the old schema: the new one's generated columns refuse malformed JSON on write
-    path = build_database(tmp_path / "db.sqlite", "old", SCENARIO[:2])
+    path = build_database(tmp_path / "db.sqlite", "old")
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE messages SET json = '{broken' WHERE rowid = 1")
+    conn.execute("""UPDATE messages SET json = '{"quote": {broken' WHERE rowid = 3""")
     conn.commit()
     conn.close()
     records = read(path)
     (problem,) = of(records, Problem)
-    assert problem.line == 1 and "json" in problem.reason and "{broken" in problem.text
-    assert [m.text for m in of(records, Message)] == ["Yes! Trailhead at 9."]
+    assert problem.line == 3 and "json" in problem.reason and "{broken" in problem.text
+    messages = of(records, Message)
+    assert len(messages) == len(of(read(FIXTURE_DB), Message)) - 1
+    hello = next(m for m in messages if m.text == "Hello!")
+    assert hello.reply_to is not None  # other quotes still link
 
 
 # ------------------------------------------------------------------------------ detection

@@ -100,7 +100,8 @@ class _Run:
     """One import of one database: what is known about it, and the per-row work."""
 
     def __init__(self, db: Database, path: Path) -> None:
-        self.conn, self.path = db.conn, path
+        self.conn, self.path, self.errors = db.conn, path, db.errors
+        self.notes: list[str] = []  # for the report, besides the counts
         self.where = f"{path} messages"
         self.people = People(db.conn, db.tables)
         self.columns = [c for c in MESSAGE_COLUMNS if c in set(column_names(db.conn, "messages"))]
@@ -109,16 +110,15 @@ class _Run:
         self.has_attachment_table = "message_attachments" in db.tables
         self.quote_targets = self._quote_targets()
         self.chats: dict[str, Chat] = {}  # conversation id → its chat, once yielded
-        self.counts = {"stories": 0, "unresolved quotes": 0}
+        self.stories = 0
+        self.unresolved_quotes = 0
 
     # ------------------------------------------------------------------ lookups made up front
 
     def _calls_history(self) -> dict[str, dict[str, Any]]:
         cols = column_names(self.conn, "callsHistory")
-        return {
-            row[cols.index("callId")]: dict(zip(cols, row))
-            for row in self.conn.execute("SELECT * FROM callsHistory")
-        }
+        rows = (dict(zip(cols, row)) for row in self.conn.execute("SELECT * FROM callsHistory"))
+        return {row["callId"]: row for row in rows}
 
     def _quote_targets(self) -> dict[int, str]:
         """rowid of a quoting message → Signal id of the message it quotes.
@@ -128,18 +128,24 @@ class _Run:
         needs no map of every message seen: memory stays flat on million-message databases.
         """
         author = f"t.{self.sender_columns[0]}" if self.sender_columns else "NULL"
+
+        def quote(field: str) -> str:  # one malformed row must not fail the whole query
+            return f"CASE WHEN json_valid(q.json) THEN json_extract(q.json, '$.quote.{field}') END"
+
         query = f"""
             SELECT q.rowid, t.id, t.type, {author},
-                   coalesce(json_extract(q.json, '$.quote.authorAci'),
-                            json_extract(q.json, '$.quote.authorUuid'),
-                            json_extract(q.json, '$.quote.author'))
+                   coalesce({quote("authorAci")}, {quote("authorUuid")}, {quote("author")})
             FROM messages AS q JOIN messages AS t
-              ON t.conversationId = q.conversationId
-             AND t.sent_at = json_extract(q.json, '$.quote.id')
+              ON t.conversationId = q.conversationId AND t.sent_at = {quote("id")}
             WHERE instr(q.json, '"quote"') > 0 AND t.rowid != q.rowid"""
+        try:
+            pairs = self.conn.execute(query).fetchall()
+        except self.errors as e:  # an SQLite without JSON functions (before 3.38, optional)
+            self.notes.append(f"quotes are kept as text, not linked: {e}")
+            return {}
         candidates: dict[int, list[str]] = {}
         matching: dict[int, str] = {}
-        for rowid, target, kind, author_id, quoted_id in self.conn.execute(query):
+        for rowid, target, kind, author_id, quoted_id in pairs:
             candidates.setdefault(rowid, []).append(target)
             if kind == "outgoing":
                 same = self.people.is_owner(quoted_id)
@@ -179,7 +185,7 @@ class _Run:
 
         kind = field("type")
         if kind in SKIPPED_TYPES:
-            self.counts["stories"] += 1
+            self.stories += 1
             return
         conversation = field("conversationId")
         sent = field("sent_at") or field("timestamp")
@@ -283,7 +289,7 @@ class _Run:
         if target is not None:
             m.reply_to = message_id_from_guid(PLATFORM, target)
             return
-        self.counts["unresolved quotes"] += 1
+        self.unresolved_quotes += 1
         author = quote.get("authorAci") or quote.get("authorUuid") or quote.get("author")
         m.extra["quote"] = {
             "text": quote.get("text") or "",
@@ -355,11 +361,11 @@ class _Run:
         notes = [f"Signal Desktop database, schema version {version}, sender column {sender}"]
         if self.people.owner_conversation is None:
             notes.append("the owner's own account was not found (items.uuid_id)")
-        notes += [
-            f"{n} {what} kept without a link"
-            if what == "unresolved quotes"
-            else f"{n} {what} skipped"
-            for what, n in self.counts.items()
-            if n
-        ]
+        if self.stories:
+            notes.append(f"{self.stories} story row(s) skipped: stories are not chat history")
+        if self.unresolved_quotes:
+            notes.append(
+                f"{self.unresolved_quotes} quote(s) of a message not in the database kept as text"
+            )
+        notes += self.notes
         return notes
