@@ -16,12 +16,9 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
 
 from chatmem import __version__
 from chatmem.config import Seat
@@ -30,7 +27,12 @@ from chatmem.errors import ChatmemError
 from .cli import cli, handle_errors
 from .context import AppContext
 from .server_fit import dumps, fit_result
-from .server_tools import READ, TOOL_SPECS, WRITE, ToolSpec
+
+if TYPE_CHECKING:  # the SDK loads only for `chatmem serve`: every other command starts faster
+    from mcp.server import MCPServer
+    from mcp.types import CallToolResult
+
+    from .server_tools import ToolSpec
 
 log = logging.getLogger("chatmem.server")
 
@@ -56,6 +58,7 @@ def tool_functions() -> dict[str, Any]:
 def result_types() -> tuple[dict[str, type], dict[str, dict]]:
     """(TypedDict per tool, JSON Schema per tool) from `tools.types`."""
     from . import types as result_module
+    from .server_tools import TOOL_SPECS
 
     schemas: dict[str, dict] = dict(getattr(result_module, "RESULT_SCHEMAS", {}))
     found: dict[str, type] = dict(getattr(result_module, "RESULT_TYPES", {}) or {})
@@ -93,6 +96,9 @@ class ToolRunner:
         self.store.index.refresh()
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
+        from mcp.server.mcpserver.exceptions import ToolError
+        from mcp.types import CallToolResult, TextContent
+
         fn = self.functions[name]
         with self.lock:
             try:
@@ -110,11 +116,17 @@ class ToolRunner:
 
 def tools_for(seat: Seat, functions: dict[str, Any]) -> list[ToolSpec]:
     """The tools a seat sees: every read, and the writes only for a seat that may write."""
+    from .server_tools import TOOL_SPECS
+
     return [s for s in TOOL_SPECS if s.name in functions and (seat.write or not s.write)]
 
 
 def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPServer:
     """An MCP server exposing the tools `seat` may use, over `store`."""
+    from mcp.server import MCPServer
+
+    from .server_tools import READ, TOOL_SPECS, WRITE
+
     functions = tool_functions()
     types, schemas = result_types()
     runner = ToolRunner(store, seat, functions, schemas, lock or threading.Lock())
