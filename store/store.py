@@ -264,9 +264,14 @@ class Store:
             fresh = self.index.doc_count() == 0
             with self.read() as conn:
                 expected = self._count_changed(conn, since)
-                n = self.index.write(self._index_docs(conn, since), db_seq, fresh=fresh,
-                                     expected=expected)
-            return n
+                try:
+                    return self.index.write(self._index_docs(conn, since), db_seq, fresh=fresh,
+                                            expected=expected)
+                except OSError as e:
+                    raise StoreError(
+                        f"the search index in {self.index.folder} could not be written "
+                        f"({e.strerror or e}); the database is complete, and the index will catch "
+                        "up the next time the store is opened with room to write") from e
         finally:
             lock.release()
 
