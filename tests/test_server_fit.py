@@ -84,3 +84,33 @@ def test_one_huge_message_in_a_list_is_shortened_too():
     cut = fits("search_memory", {"results": results, "total": 1, "has_more": False, "server_ms": 1.0})
     assert len(cut["results"]) == 1 and cut["results"][0]["content"].endswith(CUT_MARK)
     assert cut["results"][0]["id"] == "m_0000000000000001"  # short fields are never cut
+
+
+def test_a_search_too_large_for_one_response_arrives_cut_through_the_server(cli, home, tmp_path):
+    """End to end through the SDK's in-memory client: fewer results, has_more, schema-valid."""
+    import anyio
+    from mcp import Client
+    from server_helpers import FIXTURE_CONFIG, check_result, write_jsonl
+
+    from chatmem.config import load_config
+    from chatmem.store import Store
+    from chatmem.tools.server import build_server
+
+    long = "boulder problem beta " * 1_000  # ~21k characters each
+    export = write_jsonl(tmp_path / "long.jsonl", "Climbing", [
+        ("Anna Berg", f"2024-05-{day:02d}T18:00:00+02:00", f"day {day}: {long}") for day in range(1, 13)])
+    cli("--config", str(FIXTURE_CONFIG), "import", str(export))
+    config = load_config(FIXTURE_CONFIG)
+    store = Store.open(home, config)
+
+    async def main():
+        async with Client(build_server(store, config.seat(None))) as client:
+            return await client.call_tool("search_memory", {"query": "boulder", "limit": 50})
+
+    try:
+        result = check_result("search_memory", anyio.run(main))
+    finally:
+        store.close()
+    assert result["total"] == 12 and result["has_more"] is True
+    assert 1 <= len(result["results"]) < 12
+    assert len(dumps(result)) <= MAX_RESULT_CHARS

@@ -53,7 +53,8 @@ def _search_memory(run: Run):
     def search_memory(
         query: Annotated[str, Field(
             description='Words to find (all must match, ranked by relevance). Also: "exact phrase", '
-                        "a OR b, -excluded, prefix*. At most 1000 characters.", min_length=1)],
+                        "a OR b, -excluded, prefix*. At most 1000 characters.",
+            min_length=1, max_length=1000)],
         platform: Platform = None,
         source: Annotated[str | None, Field(
             description="Only this chat: its source id (s_…) from list_chats or an earlier result. "
@@ -99,10 +100,12 @@ def _get_conversation_context(run: Run):
         conversation_id: ConversationId,
         token_budget: Annotated[int, Field(
             description="Upper bound on the approximate tokens of the returned items "
-                        "(each item counts ceil(characters / 4)). Default 2000.", ge=1)] = 2000,
+                        "(each item counts ceil(characters / 4)), 50–100000. Default 2000.",
+            ge=50, le=100_000)] = 2000,
         query: Annotated[str | None, Field(
             description="Also pull in older messages of this conversation that match these words, "
-                        "still inside the budget. Default: only the most recent.")] = None,
+                        "still inside the budget. Default: only the most recent.",
+            max_length=1000)] = None,
         since: Since = None,
         include_memory: Annotated[bool, Field(
             description="Also return the conversation's saved memory (summary with citations) and "
@@ -186,12 +189,12 @@ def _save_memory(run: Run):
     def save_memory(
         conversation_id: ConversationId,
         text: Annotated[str, Field(
-            description="The memory: what to remember about this conversation, as plain text.",
-            min_length=1)],
+            description="The memory: what to remember about this conversation, as plain text, "
+                        "at most 20000 characters.", min_length=1, max_length=20_000)],
         cites: Annotated[list[str], Field(
             description="Ids of the messages and calls of this conversation the memory rests on; "
                         "each must exist in this conversation. Its newest cited item decides when "
-                        "the memory becomes stale.")],
+                        "the memory becomes stale. 1–200 ids.", min_length=1, max_length=200)],
     ):
         return run("save_memory", conversation_id=conversation_id, text=text, cites=cites)
 
