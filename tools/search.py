@@ -1,12 +1,17 @@
-"""search_memory: BM25 full-text search with filters applied inside the search."""
+"""search_memory: BM25 full-text search with every filter applied inside the search.
+
+Filters (platform, source, sender, group, since/until and the seat's scope) are ANDed into the
+Whoosh query itself, so a filtered search finds every match and `total` is exact: never a
+top-N cut filtered afterwards.
+"""
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
+import re
+from datetime import timezone
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from whoosh import qparser
 from whoosh import query as Q
 from whoosh.highlight import ContextFragmenter, Formatter, highlight
@@ -14,15 +19,22 @@ from whoosh.highlight import ContextFragmenter, Formatter, highlight
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, QueryError
 from chatmem.store import Store
-from chatmem.store.index import SECONDS_PER_DAY, _analyzer
+from chatmem.store.index import _analyzer
 from chatmem.store.models import Call, Chat, Message
 
-from .records import message_record, timestamp_fields
-from .scope import allowed_chat_ids
+from .lookup import Timer, call_record, call_text, check_int, parse_time
+from .records import message_record
+from .scope import chat_filter
+from .secrets import masker
+
+__all__ = ["check_int", "parse_time", "search_memory"]
 
 MAX_QUERY_CHARS = 1000
 SORTS = ("relevance", "newest")
 SEARCH_FIELDS = ["text", "sender", "chat"]
+MIN_PREFIX_CHARS = 2  # "a*" would expand to most of the vocabulary
+SNIPPET_CHARS = 160
+_WILDCARD_WORD = re.compile(r"[^\s\"()]*[*?][^\s\"()]*")
 
 
 class _Bold(Formatter):
@@ -34,30 +46,6 @@ class _Bold(Formatter):
         return f"**{token.text if replace else text[token.startchar:token.endchar]}**"
 
 
-def parse_time(value: str | None, name: str, tz) -> datetime | None:
-    """An ISO 8601 date or time (a date alone means its midnight in the owner's zone)."""
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise ArgumentError(f"{name} must be an ISO 8601 date or time, e.g. 2024-05-01")
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ArgumentError(f"{name} must be an ISO 8601 date or time, e.g. 2024-05-01 or "
-                            f"2024-05-01T18:30:00+02:00; got {value!r}") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=tz)
-    return dt.astimezone(timezone.utc)
-
-
-def check_int(value: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentError(f"{name} must be a whole number from {lo} to {hi}")
-    if not lo <= value <= hi:
-        raise ArgumentError(f"{name} must be from {lo} to {hi}; got {value}")
-    return value
-
-
 def make_parser(schema) -> qparser.MultifieldParser:
     parser = qparser.MultifieldParser(SEARCH_FIELDS, schema, group=qparser.AndGroup)
     parser.add_plugin(qparser.PlusMinusPlugin())
@@ -65,95 +53,164 @@ def make_parser(schema) -> qparser.MultifieldParser:
     return parser
 
 
-def parse_query(schema, query: str):
+def _check_syntax(query: str) -> None:
+    """Reject what Whoosh would silently misread: an unclosed quote or parenthesis, and
+    wildcards that would expand to most of the index."""
+    if query.count('"') % 2:
+        raise QueryError(f'the query {query!r} has an unclosed " (quote phrases like "thermos of coffee")')
+    depth = 0
+    for ch in query:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise QueryError(f"the query {query!r} has unbalanced parentheses")
+    for word in _WILDCARD_WORD.findall(query):
+        literal = re.match(r"[^*?]*", word.lstrip("+-")).group(0)
+        if len(literal) < MIN_PREFIX_CHARS:
+            raise QueryError(f"the query {query!r} has {word!r}: a prefix* needs at least "
+                             f"{MIN_PREFIX_CHARS} letters before the *")
+
+
+def _only_negative(q) -> bool:
+    if isinstance(q, Q.Not):
+        return True
+    if isinstance(q, (Q.And, Q.Or)):
+        return all(_only_negative(c) for c in q.children())
+    return False
+
+
+def parse_query(schema, query: Any):
     if not isinstance(query, str) or not query.strip():
-        raise ArgumentError("query must be a non-empty string of words")
+        raise ArgumentError("query must be a non-empty string of words (1 to 1000 characters)")
     if len(query) > MAX_QUERY_CHARS:
         raise ArgumentError(f"query must be at most {MAX_QUERY_CHARS} characters; got {len(query)}")
     cleaned = "".join(ch if ch.isprintable() else " " for ch in query)
+    _check_syntax(cleaned)
     try:
         q = make_parser(schema).parse(cleaned)
     except Exception as e:  # whoosh raises assorted errors for odd syntax
         raise QueryError(f"could not read the query {query!r}: {e}") from e
     if q is Q.NullQuery:
-        raise QueryError(f"the query {query!r} has no words to search for")
+        raise QueryError(f"the query {query!r} has no words to search for (only excluded words "
+                         "or punctuation)")
+    if _only_negative(q):
+        raise QueryError(f"the query {query!r} only excludes words; add at least one word to find")
     return q
+
+
+def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
+    """None for a seat that sees everything; else ("only", ids) or ("not", ids), whichever
+    list is shorter, as the search filter on `source`."""
+    if seat.unrestricted:
+        return None
+    t = Chat.__table__
+    with store.read() as conn:
+        allowed = [r.id for r in conn.execute(select(t.c.id).where(chat_filter(seat)))]
+        total = conn.execute(select(func.count()).select_from(t)).scalar_one()
+        if len(allowed) <= total - len(allowed):
+            return ("only", allowed)
+        return ("not", [r.id for r in conn.execute(select(t.c.id).where(~chat_filter(seat)))])
 
 
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
                   sort: str = "relevance") -> dict[str, Any]:
-    started = time.perf_counter()
+    """Messages and calls matching `query`, best (or newest) first, with exact totals."""
+    timer = Timer()
     limit = check_int(limit, "limit", 1, 50)
     if sort not in SORTS:
         raise ArgumentError(f"sort must be one of {', '.join(SORTS)}; got {sort!r}")
     if group is not None and not isinstance(group, bool):
-        raise ArgumentError("group must be true or false")
+        raise ArgumentError(f"group must be true or false; got {group!r}")
+    for name, value in (("platform", platform), ("source", source), ("sender", sender)):
+        if value is not None and (not isinstance(value, str) or len(value) > 200):
+            raise ArgumentError(f"{name} must be a string of at most 200 characters")
     tz = store.config.timezone
     t_since, t_until = parse_time(since, "since", tz), parse_time(until, "until", tz)
+    if t_since and t_until and t_since > t_until:
+        raise ArgumentError(f"since ({since}) must not be after until ({until})")
     store.index.refresh()
     ix = store.index.ix
     q = parse_query(ix.schema, query)
 
     filters: list[Q.Query] = []
     if platform:
-        filters.append(Q.Term("platform", platform))
+        filters.append(Q.Term("platform", platform.strip().lower()))
     if source:
-        filters.append(Q.Term("source", source))
+        filters.append(Q.Term("source", source.strip()))
     if sender:
-        filters.append(Q.Term("sender_key", sender.lower().replace(",", " ")))
+        filters.append(Q.Term("sender_key", sender.strip().lower().replace(",", " ")))
     if group is not None:
         filters.append(Q.Term("group", "1" if group else "0"))
-    lo = int(t_since.timestamp()) if t_since else None
-    hi = int(t_until.timestamp()) if t_until else None
-    if lo is not None or hi is not None:
-        # a coarse day range expands into few terms; exact bounds are checked on `ts` below
-        filters.append(Q.NumericRange("day", lo // SECONDS_PER_DAY if lo is not None else None,
-                                      hi // SECONDS_PER_DAY if hi is not None else None))
-    with store.read() as conn:
-        allowed = allowed_chat_ids(conn, seat)
-    if allowed is not None:
-        filters.append(Q.Or([Q.Term("source", s) for s in sorted(allowed)]) if allowed else Q.NullQuery)
+    if t_since or t_until:
+        lo = int(t_since.replace(tzinfo=timezone.utc).timestamp()) if t_since else None
+        hi = int(t_until.replace(tzinfo=timezone.utc).timestamp()) if t_until else None
+        filters.append(Q.NumericRange("ts", lo, hi))
+    scope = scope_filter(store, seat)
+    excluded: Q.Query | None = None
+    if scope is not None:
+        how, ids = scope
+        if how == "only":
+            filters.append(Q.Or([Q.Term("source", s) for s in ids]) if ids else Q.NullQuery)
+        elif ids:
+            excluded = Q.Or([Q.Term("source", s) for s in ids])
     full = Q.And([q, *filters]) if filters else q
+    if excluded is not None:
+        full = Q.AndNot(full, excluded)
 
     with ix.searcher() as searcher:
-        kwargs: dict[str, Any] = {}
-        if sort == "newest":
-            kwargs["sortedby"] = "ts"
-            kwargs["reverse"] = True
-        exact_bounds = lo is not None or hi is not None
-        if exact_bounds:
-            hits = searcher.search(full, limit=None, **kwargs)
-            ts_col = searcher.reader().column_reader("ts")
-            docnums = [h.docnum for h in hits
-                       if (lo is None or ts_col[h.docnum] >= lo) and (hi is None or ts_col[h.docnum] <= hi)]
-            total = len(docnums)
-            scores = {h.docnum: h.score for h in hits}
-            page = [(searcher.stored_fields(d)["id"], scores.get(d)) for d in docnums[:limit]]
-        else:
-            hits = searcher.search(full, limit=limit, **kwargs)
-            total = len(hits)
-            page = [(h["id"], h.score) for h in hits]
-        terms = {t for f, t in q.iter_all_terms() if f == "text"} if hasattr(q, "iter_all_terms") else set()
+        kwargs: dict[str, Any] = {"sortedby": "ts", "reverse": True} if sort == "newest" else {}
+        hits = searcher.search(full, limit=limit, terms=False, **kwargs)
+        total = len(hits)  # exact: Whoosh counts every matching document
+        page = [(h["id"], h.score) for h in hits]
+        terms = _highlight_terms(q, searcher)
 
-    results = _load_results(store, page, terms, tz)
+    results = _load_results(store, seat, page, terms, tz)
     return {
         "results": results,
         "total": total,
         "has_more": total > len(results),
-        "server_ms": round((time.perf_counter() - started) * 1000, 2),
+        "server_ms": timer.ms(),
     }
 
 
-def _load_results(store: Store, page: list[tuple[str, float | None]], terms: set, tz) -> list[dict]:
+def _highlight_terms(q, searcher) -> frozenset[str]:
+    """The words to highlight: the query's text terms, prefixes expanded, exclusions left out."""
+    positive = _strip_negations(q)
+    if positive is None:
+        return frozenset()
+    try:
+        terms = positive.existing_terms(searcher.reader(), phrases=True, expand=True)
+    except Exception:  # an odd query shape: highlight nothing rather than fail the search
+        return frozenset()
+    return frozenset(t.decode("utf-8") if isinstance(t, bytes) else t
+                     for f, t in terms if f == "text")
+
+
+def _strip_negations(q):
+    if isinstance(q, Q.Not):
+        return None
+    if isinstance(q, Q.AndNot):
+        return _strip_negations(q.a)
+    if isinstance(q, (Q.And, Q.Or)):
+        kids = [k for k in (_strip_negations(c) for c in q.children()) if k is not None]
+        return type(q)(kids) if kids else None
+    return q
+
+
+def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]], terms: frozenset,
+                  tz) -> list[dict]:
     ids = [i for i, _ in page]
     mt, ct, ch = Message.__table__, Call.__table__, Chat.__table__
     with store.read() as conn:
         msgs = {r.id: r for r in conn.execute(select(mt).where(mt.c.id.in_(ids)))}
-        calls = {r.id: r for r in conn.execute(select(ct).where(ct.c.id.in_(ids)))}
+        missing = [i for i in ids if i not in msgs]
+        calls = {r.id: r for r in conn.execute(select(ct).where(ct.c.id.in_(missing)))} if missing else {}
         chat_ids = {r.chat_id for r in [*msgs.values(), *calls.values()]}
         chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
+    mask = masker(seat)
     out = []
     for doc_id, score in page:
         if doc_id in msgs:
@@ -162,25 +219,23 @@ def _load_results(store: Store, page: list[tuple[str, float | None]], terms: set
             text = row.text or ""
         elif doc_id in calls:
             row = calls[doc_id]
-            chat = chats.get(row.chat_id)
-            text = " ".join(x for x in (row.summary, row.transcript) if x) or f"{row.direction} {row.media} call"
-            item = {"id": row.id, **timestamp_fields(row.started_at, tz), "platform": row.platform,
-                    "chat": chat.name if chat else "", "group": bool(chat.is_group) if chat else False,
-                    "sender": row.peer or "", "content": text, "source": row.chat_id,
-                    "deleted": False, "edited": False, "kind": "call"}
+            item = call_record(row, chats.get(row.chat_id), tz)
+            text = " ".join(x for x in (row.summary, row.transcript) if x) or call_text(row)
         else:
             continue  # indexed but gone from the database: never show a ghost
-        item["score"] = round(float(score), 4) if score is not None else None
-        item["snippet"] = snippet(text, terms)
+        item["content"] = mask(item["content"])
+        item["score"] = round(float(score), 4) if score is not None else 0.0
+        item["snippet"] = snippet(mask(text), terms)
         out.append(item)
     return out
 
 
-def snippet(text: str, terms: set, chars: int = 160) -> str:
+def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
+    """The best fragments of `text` with the matched words in **bold**."""
     if not text:
         return ""
     if terms:
-        frag = highlight(text, frozenset(terms), _analyzer(), ContextFragmenter(maxchars=chars, surround=60),
+        frag = highlight(text, terms, _analyzer(), ContextFragmenter(maxchars=chars, surround=60),
                          _Bold(), top=2)
         if frag:
             return frag

@@ -1,0 +1,196 @@
+"""get_conversation_context: one conversation assembled for a smaller model, inside a budget.
+
+Items (messages and calls) are taken newest first while they fit `token_budget`. When older
+items also deserve a place (messages matching `query`, and the conversation's older calls)
+up to half the budget is kept for them. Every item is counted as ceil(len(json.dumps(item)) / 4)
+tokens, the widest ordinary JSON serialization, so `approx_tokens` is never above the budget
+however a client serializes the items.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+from whoosh import query as Q
+
+from chatmem.config import Seat
+from chatmem.store import Store
+from chatmem.store.models import Call, Message
+
+from .lookup import (
+    Timer,
+    approx_tokens,
+    call_text,
+    check_bool,
+    check_id,
+    check_int,
+    check_text,
+    parse_time,
+    readable_chat,
+)
+from .memory import memory_info, no_conversation
+from .records import timestamp_fields
+from .secrets import masker
+
+PAGE = 200
+MAX_QUERY_MATCHES = 50
+MIN_BUDGET, MAX_BUDGET = 50, 100_000
+
+
+def item_tokens(item: dict[str, Any]) -> int:
+    """Tokens of one item: its `json.dumps` length / 4, rounded up."""
+    return approx_tokens(len(json.dumps(item)))
+
+
+def _messages_newest_first(conn: Connection, chat_id: str, since: datetime | None) -> Iterator[Any]:
+    mt = Message.__table__
+    cond = mt.c.chat_id == chat_id
+    if since is not None:
+        cond = cond & (mt.c.sent_at >= since)
+    last = None
+    while True:
+        q = select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text, mt.c.kind).where(cond)
+        if last is not None:
+            q = q.where((mt.c.sent_at < last.sent_at) | ((mt.c.sent_at == last.sent_at) & (
+                (mt.c.ordinal < last.ordinal) | ((mt.c.ordinal == last.ordinal) & (mt.c.id < last.id)))))
+        rows = conn.execute(q.order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc())
+                            .limit(PAGE)).all()
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        last = rows[-1]
+
+
+def _calls_newest_first(conn: Connection, chat_id: str, since: datetime | None) -> list[Any]:
+    ct = Call.__table__
+    cond = ct.c.chat_id == chat_id
+    if since is not None:
+        cond = cond & (ct.c.started_at >= since)
+    return conn.execute(select(ct).where(cond).order_by(ct.c.started_at.desc(), ct.c.id.desc())).all()
+
+
+class _Items:
+    """Turns rows into masked items, remembering each item's tokens."""
+
+    def __init__(self, seat: Seat, tz):
+        self.mask = masker(seat)
+        self.tz = tz
+
+    def message(self, row: Any) -> dict[str, Any]:
+        text = row.text or ("[media]" if row.kind == "media" else "")
+        return {"type": "message", "id": row.id,
+                "timestamp": timestamp_fields(row.sent_at, self.tz)["timestamp"],
+                "sender": row.sender, "text": self.mask(text)}
+
+    def call(self, row: Any) -> dict[str, Any]:
+        return {"type": "call", "call_id": row.id,
+                "timestamp": timestamp_fields(row.started_at, self.tz)["timestamp"],
+                "direction": row.direction, "text": self.mask(call_text(row))}
+
+
+def _matching_message_ids(store: Store, chat_id: str, query: str, since: datetime | None) -> list[str]:
+    """Ids of this chat's messages matching `query`, best first."""
+    from .search import parse_query
+
+    store.index.refresh()
+    ix = store.index.ix
+    q = parse_query(ix.schema, query)
+    parts = [q, Q.Term("source", chat_id)]
+    if since is not None:
+        parts.append(Q.NumericRange("ts", int(since.replace(tzinfo=timezone.utc).timestamp()), None))
+    full = Q.AndNot(Q.And(parts), Q.Term("kind", "call"))
+    with ix.searcher() as searcher:
+        return [h["id"] for h in searcher.search(full, limit=MAX_QUERY_MATCHES)]
+
+
+def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,
+                             query: str | None = None, since: str | None = None,
+                             include_memory: bool = False) -> dict[str, Any]:
+    """The most recent items of a conversation that fit `token_budget`, newest first."""
+    timer = Timer()
+    conversation_id = check_id(conversation_id, "conversation_id")
+    token_budget = check_int(token_budget, "token_budget", MIN_BUDGET, MAX_BUDGET)
+    query = check_text(query, "query", 1000, optional=True)
+    include_memory = check_bool(include_memory, "include_memory")
+    tz = store.config.timezone
+    t_since = parse_time(since, "since", tz)
+    make = _Items(seat, tz)
+    mt = Message.__table__
+    with store.read() as conn:
+        chat = readable_chat(conn, seat, conversation_id)
+        if chat is None:
+            raise no_conversation(conversation_id)
+        matches = _matching_message_ids(store, chat.id, query, t_since) if query and query.strip() else []
+
+        # the newest items, messages and calls merged, until the whole budget is spent
+        calls = _calls_newest_first(conn, chat.id, t_since)
+        stream = heapq.merge(
+            ((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in _messages_newest_first(conn, chat.id, t_since)),
+            ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
+            key=lambda e: e[:4], reverse=True)
+        window: list[tuple[tuple, dict, int]] = []  # (order key, item, tokens), newest first
+        used = 0
+        for entry in stream:
+            kind, row = entry[4], entry[5]
+            item = make.message(row) if kind == "message" else make.call(row)
+            cost = item_tokens(item)
+            if used + cost > token_budget:
+                break
+            window.append((entry[:4], item, cost))
+            used += cost
+
+        # older items that also deserve a place: query matches (best first), then older calls
+        in_window = {e[3] for e, _, _ in window}
+        extras: list[tuple[tuple, dict]] = []
+        if matches:
+            wanted = [i for i in matches if i not in in_window]
+            rows = {r.id: r for r in conn.execute(
+                select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text, mt.c.kind)
+                .where(mt.c.id.in_(wanted), mt.c.chat_id == chat.id))} if wanted else {}
+            extras += [((r.sent_at, 1, r.ordinal, r.id), make.message(r))
+                       for r in (rows[i] for i in wanted if i in rows)]
+        extras += [((r.started_at, 0, 0, r.id), make.call(r)) for r in calls if r.id not in in_window]
+
+        if extras:
+            costs = [item_tokens(item) for _, item in extras]
+            reserve = min(token_budget // 2, sum(costs))
+            given_back = []
+            while window and used > token_budget - reserve:
+                entry = window.pop()  # the oldest of the window makes room for the extras
+                given_back.append(entry)
+                used -= entry[2]
+            for (key, item), cost in zip(extras, costs):
+                if used + cost <= token_budget:
+                    window.append((key, item, cost))
+                    used += cost
+            for entry in reversed(given_back):  # room the extras did not need goes back to recency
+                if used + entry[2] > token_budget:
+                    break
+                window.append(entry)
+                used += entry[2]
+
+        counted = mt.c.chat_id == chat.id
+        if t_since is not None:
+            counted = counted & (mt.c.sent_at >= t_since)
+        total = conn.execute(select(func.count()).select_from(mt).where(counted)).scalar_one() + len(calls)
+        memory = memory_info(conn, seat, chat, tz) if include_memory else None
+
+    items = [item for _, item, _ in sorted(window, key=lambda e: e[0], reverse=True)]
+    result: dict[str, Any] = {
+        "items": items,
+        "approx_tokens": used,
+        "items_included": len(items),
+        "items_omitted": total - len(items),
+        "has_more_older": total > len(items),  # the window is the newest run: what's left is older
+        "server_ms": 0.0,
+    }
+    if memory is not None:
+        result["memory"] = memory
+    result["server_ms"] = timer.ms()
+    return result

@@ -1,0 +1,180 @@
+"""Conversation history as turns, and agent sessions (logged turns).
+
+For an imported chat, people's messages are `user` turns with content `sender: text`, group
+events and calls are `system` turns. An agent session is a chat with platform `agent`; its
+turns are messages with a `role`, `t_` ids and their refs in `extra`, written in one
+transaction with a new ingest `seq` so the index picks them up: searchable like any message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import func, select
+
+from chatmem.config import Seat
+from chatmem.errors import ArgumentError, NotFound, PermissionDenied
+from chatmem.importers.base import chat_id, stable_id
+from chatmem.store import Store
+from chatmem.store.db import next_seq
+from chatmem.store.models import Call, Chat, Message
+
+from .lookup import call_record, check_id, check_int, check_text, readable_chat
+from .memory import require_write
+from .records import timestamp_fields
+from .secrets import masker
+
+AGENT = "agent"
+ROLES = ("user", "assistant", "system")
+MAX_TURN_CHARS = 100_000
+MAX_SUBJECT_CHARS = 200
+MAX_REFS = 50
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def is_expired(chat: Any, retention_days: int, now: datetime | None = None) -> bool:
+    """An agent session expires `retention_days` after it started; imported chats never do."""
+    if chat.platform != AGENT or chat.created_at is None:
+        return False
+    return (now or _utcnow()) - chat.created_at > timedelta(days=retention_days)
+
+
+def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max_turns: int = 10) -> dict[str, Any]:
+    """The most recent `max_turns` turns, oldest first; unknown ids give no turns."""
+    conversation_id = check_id(conversation_id, "conversation_id")
+    max_turns = check_int(max_turns, "max_turns", 1, 50)
+    tz = store.config.timezone
+    mt, ct = Message.__table__, Call.__table__
+    with store.read() as conn:
+        chat = readable_chat(conn, seat, conversation_id)
+        if chat is None:
+            return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
+        n_messages = conn.execute(select(func.count()).select_from(mt).where(mt.c.chat_id == chat.id)).scalar_one()
+        n_calls = conn.execute(select(func.count()).select_from(ct).where(ct.c.chat_id == chat.id)).scalar_one()
+        total = n_messages + n_calls
+        if is_expired(chat, store.config.retention_days):
+            return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
+        messages = conn.execute(select(mt).where(mt.c.chat_id == chat.id)
+                                .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc())
+                                .limit(max_turns)).all()
+        calls = conn.execute(select(ct).where(ct.c.chat_id == chat.id)
+                             .order_by(ct.c.started_at.desc(), ct.c.id.desc())
+                             .limit(max_turns)).all() if n_calls else []
+    newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
+                         ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
+                         key=lambda e: e[:4], reverse=True)
+    picked = [e for _, e in zip(range(max_turns), newest)]
+    mask = masker(seat)
+    turns = []
+    for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
+        turn = _call_turn(row, chat, tz) if kind == "call" else _message_turn(row, chat, tz)
+        turn["turnNumber"] = total - len(picked) + position + 1
+        turn["content"] = mask(turn["content"])
+        turns.append(turn)
+    return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
+
+
+def _message_turn(row: Any, chat: Any, tz) -> dict[str, Any]:
+    extra = row.extra or {}
+    if chat.platform == AGENT:
+        role = row.role if row.role in ROLES else "user"
+        content = row.text or ""
+        refs = [str(r) for r in extra.get("refs", [])]
+    else:
+        role = "system" if row.kind == "system" else "user"
+        content = f"{row.sender}: {row.text or ''}" if row.sender else (row.text or "")
+        refs = [row.id] + ([row.reply_to] if row.reply_to else [])
+    return {"turnNumber": 0, "role": role, "content": content,
+            "timestamp": timestamp_fields(row.sent_at, tz)["timestamp"], "sender": row.sender, "refs": refs}
+
+
+def _call_turn(row: Any, chat: Any, tz) -> dict[str, Any]:
+    record = call_record(row, chat, tz)
+    return {"turnNumber": 0, "role": "system", "content": record["content"], "timestamp": record["timestamp"],
+            "sender": row.peer or "", "refs": [row.id]}
+
+
+def history_to_messages(turns: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Turns as `{role, content}` messages for a model call, system turns dropped.
+
+    [{"role": "system", ...}, {"role": "user", "content": "hi", ...}] -> [{"role": "user", "content": "hi"}]
+    """
+    return [{"role": t["role"], "content": t["content"]} for t in turns if t.get("role") != "system"]
+
+
+# ---------------------------------------------------------------------- agent sessions (writes)
+
+
+def _check_seat_sees_sessions(seat: Seat) -> None:
+    if (seat.platforms and AGENT not in seat.platforms) or seat.include_chats:
+        raise PermissionDenied(f"seat {seat.name!r} cannot read agent sessions (its scope leaves out "
+                               f"platform {AGENT!r}), so it may not start one")
+
+
+def start_conversation(store: Store, seat: Seat, subject: str | None = None) -> dict[str, Any]:
+    """A new agent session; returns its `conversation_id`."""
+    require_write(seat, "start_conversation")
+    _check_seat_sees_sessions(seat)
+    subject = check_text(subject, "subject", MAX_SUBJECT_CHARS, optional=True)
+    subject = subject.strip() if subject and subject.strip() else None
+    now = _utcnow()
+    key = uuid.uuid4().hex
+    conversation_id = chat_id(AGENT, key)
+    with store.write() as conn:
+        conn.execute(Chat.__table__.insert().values(
+            id=conversation_id, platform=AGENT, key=key,
+            name=subject or f"Agent session {now:%Y-%m-%d %H:%M} UTC", is_group=False,
+            participants=[], handles=[], message_count=0, memory_paused=False, created_at=now, seq=0))
+    return {"conversation_id": conversation_id, "subject": subject}
+
+
+def _check_refs(refs: Any) -> list[str]:
+    if refs is None:
+        return []
+    if not isinstance(refs, list) or not all(isinstance(r, str) and 0 < len(r) <= 64 for r in refs):
+        raise ArgumentError(f"refs must be a list of up to {MAX_REFS} ids (strings of 1 to 64 characters)")
+    if len(refs) > MAX_REFS:
+        raise ArgumentError(f"refs must have at most {MAX_REFS} ids; got {len(refs)}")
+    return list(refs)
+
+
+def log_conversation_turn(store: Store, seat: Seat, conversation_id: str, role: str, content: str,
+                          refs: list[str] | None = None) -> dict[str, Any]:
+    """Append one turn to an agent session; returns its `turnNumber` and `t_` id."""
+    require_write(seat, "log_conversation_turn")
+    conversation_id = check_id(conversation_id, "conversation_id")
+    if role not in ROLES:
+        raise ArgumentError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
+    content = check_text(content, "content", MAX_TURN_CHARS)
+    refs = _check_refs(refs)
+    mt, t = Message.__table__, Chat.__table__
+    with store.write() as conn:
+        chat = readable_chat(conn, seat, conversation_id)
+        if chat is None or chat.platform != AGENT:
+            raise NotFound(f"no agent session with id {conversation_id!r} (start_conversation gives one)")
+        if is_expired(chat, store.config.retention_days):
+            raise ArgumentError(f"conversation_id {conversation_id!r} expired after "
+                                f"{store.config.retention_days} days; start a new session")
+        seq = next_seq(conn)
+        turn = (conn.execute(select(func.max(mt.c.ordinal)).where(mt.c.chat_id == chat.id)).scalar() or 0) + 1
+        now = _utcnow()
+        turn_id = stable_id("t", chat.id, turn)
+        raw = json.dumps({"conversation_id": chat.id, "turnNumber": turn, "role": role, "content": content,
+                          "refs": refs, "timestamp": now.isoformat() + "Z"}, ensure_ascii=False, indent=1)
+        conn.execute(mt.insert().values(
+            id=turn_id, seq=seq, chat_id=chat.id, platform=AGENT, sent_at=now, ordinal=turn, sender=role,
+            text=content, kind="system" if role == "system" else "text", deleted=False, edited=False,
+            extra={"refs": refs, "role": role}, raw=raw, role=role,
+            digest=hashlib.blake2b(raw.encode("utf-8"), digest_size=16).hexdigest()))
+        conn.execute(t.update().where(t.c.id == chat.id).values(
+            message_count=t.c.message_count + 1, first_at=func.coalesce(t.c.first_at, now), last_at=now))
+    store.catch_up_index()
+    return {"conversation_id": chat.id, "turnNumber": turn, "id": turn_id}

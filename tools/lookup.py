@@ -1,0 +1,159 @@
+"""Finding records by public id, within a seat's scope, and the argument checks every tool shares.
+
+A record outside the seat's scope is looked up exactly like an unknown one: these helpers return
+None for both, so no tool can tell them apart.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime, timezone, tzinfo
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Row
+
+from chatmem.config import Seat
+from chatmem.errors import ArgumentError
+from chatmem.store.models import Call, Chat, Message, MessageAlias
+
+from .records import timestamp_fields
+from .scope import chat_filter
+
+MAX_ID_CHARS = 64
+
+
+class Timer:
+    """`server_ms`: milliseconds since the tool was called."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 2)
+
+
+# ---------------------------------------------------------------------- arguments
+
+
+def check_int(value: Any, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentError(f"{name} must be a whole number from {lo} to {hi}; got {value!r}")
+    if not lo <= value <= hi:
+        raise ArgumentError(f"{name} must be from {lo} to {hi}; got {value}")
+    return value
+
+
+def check_id(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ArgumentError(f"{name} must be a non-empty id string, as a search result or list_chats gives it")
+    if len(value) > MAX_ID_CHARS:
+        raise ArgumentError(f"{name} must be at most {MAX_ID_CHARS} characters; got {len(value)}")
+    return value.strip()
+
+
+def check_text(value: Any, name: str, max_chars: int, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or (not optional and not value.strip()):
+        raise ArgumentError(f"{name} must be a non-empty string of at most {max_chars} characters")
+    if len(value) > max_chars:
+        raise ArgumentError(f"{name} must be at most {max_chars} characters; got {len(value)}")
+    return value
+
+
+def check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ArgumentError(f"{name} must be true or false; got {value!r}")
+    return value
+
+
+def parse_time(value: Any, name: str, tz: tzinfo) -> datetime | None:
+    """An ISO 8601 date or time as naive UTC (a date alone is its midnight in the owner's zone).
+
+    "2024-05-01" in Europe/Berlin -> datetime(2024, 4, 30, 22, 0)
+    """
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"{name} must be an ISO 8601 date or time, e.g. 2024-05-01")
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ArgumentError(f"{name} must be an ISO 8601 date or time, e.g. 2024-05-01 or "
+                            f"2024-05-01T18:30:00+02:00; got {value!r}") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=tz)
+    return dt.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def approx_tokens(chars: int) -> int:
+    """Characters / 4, rounded up: the estimate every token figure uses."""
+    return math.ceil(chars / 4)
+
+
+# ---------------------------------------------------------------------- lookups
+
+
+def readable_chat(conn: Connection, seat: Seat, chat_id: str) -> Row | None:
+    """The chat row, or None when it does not exist or the seat may not read it."""
+    t = Chat.__table__
+    return conn.execute(select(t).where((t.c.id == chat_id) & chat_filter(seat))).first()
+
+
+def resolve_message_id(conn: Connection, record_id: str) -> str:
+    """A message id, following an alias (an id a later export gave the same message)."""
+    t = MessageAlias.__table__
+    row = conn.execute(select(t.c.message_id).where(t.c.alias == record_id)).first()
+    return row.message_id if row is not None else record_id
+
+
+def readable_message(conn: Connection, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
+    """(message row, chat row), or None when unknown or out of the seat's scope."""
+    mt = Message.__table__
+    row = conn.execute(select(mt).where(mt.c.id == resolve_message_id(conn, record_id))).first()
+    if row is None:
+        return None
+    chat = readable_chat(conn, seat, row.chat_id)
+    return (row, chat) if chat is not None else None
+
+
+def readable_call(conn: Connection, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
+    ct = Call.__table__
+    row = conn.execute(select(ct).where(ct.c.id == record_id)).first()
+    if row is None:
+        return None
+    chat = readable_chat(conn, seat, row.chat_id)
+    return (row, chat) if chat is not None else None
+
+
+def call_text(row: Any, excerpt_chars: int = 600) -> str:
+    """What a call says: its stored summary, else a transcript excerpt, else what it was.
+
+    A 95-second answered voice call without summary -> "incoming voice call, 1:35"
+    """
+    if row.summary:
+        return row.summary
+    if row.transcript:
+        t = row.transcript.strip()
+        return t if len(t) <= excerpt_chars else t[: excerpt_chars - 1].rstrip() + "…"
+    what = f"{row.direction} {row.media} call"
+    if row.duration:
+        what += f", {row.duration // 60}:{row.duration % 60:02d}"
+    return what
+
+
+def call_record(row: Any, chat: Any, tz: tzinfo) -> dict[str, Any]:
+    """A call in the shape of a message record (kind `call`)."""
+    text = call_text(row)
+    if row.summary or row.transcript:
+        text = f"{row.direction} {row.media} call: {text}"
+    sender = row.peer or ""
+    return {
+        "id": row.id, **timestamp_fields(row.started_at, tz), "platform": row.platform,
+        "chat": chat.name if chat is not None else "",
+        "group": bool(chat.is_group) if chat is not None else False,
+        "sender": sender, "content": text,
+        "source": row.chat_id, "deleted": False, "edited": False, "kind": "call",
+    }

@@ -1,0 +1,169 @@
+"""read_raw_data: the full original text of one record, after a search has found it.
+
+For a message that is the source's own text (the exported lines, or the decoded database row),
+followed by its earlier versions, reactions and attachments. Ids: `m_` message (or an alias),
+`m_...@v<n>` an earlier version, `c_` call, `a_` attachment, `t_` logged turn, `mem_` memory.
+An unknown id, or one outside the seat's scope, gives `ok: false` and the same `error`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from chatmem.config import Seat
+from chatmem.errors import ArgumentError
+from chatmem.store import Store
+from chatmem.store.models import Attachment, Memory, Message, MessageVersion, Reaction
+
+from .lookup import call_text, readable_call, readable_chat, readable_message
+from .records import timestamp_fields
+from .secrets import masker
+
+MAX_CHARS = 1_000_000
+VERSION_MARK = "@v"
+
+
+def _relations(chat_id: str | None, **more: Any) -> dict[str, Any]:
+    rel: dict[str, Any] = {"chat": chat_id, "reply_to": None, "replies": [], "reactions": [],
+                           "attachments": [], "versions": []}
+    rel.update(more)
+    return rel
+
+
+def _message(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    version = None
+    if VERSION_MARK in record_id:
+        record_id, _, n = record_id.partition(VERSION_MARK)
+        if not n.isdigit() or int(n) < 1:
+            return None
+        version = int(n)
+    found = readable_message(conn, seat, record_id)
+    if found is None:
+        return None
+    row, chat = found
+    mt, vt, rt, at = Message.__table__, MessageVersion.__table__, Reaction.__table__, Attachment.__table__
+    versions = conn.execute(select(vt).where(vt.c.message_id == row.id).order_by(vt.c.position)).all()
+    when = timestamp_fields(row.sent_at, tz)
+    if version is not None:
+        if version > len(versions):
+            return None
+        v = versions[version - 1]
+        stamp = timestamp_fields(v.timestamp, tz)["timestamp"] if v.timestamp else "time unknown"
+        return {"type": "message", "title": f"earlier version {version} of {row.sender}'s message in {chat.name}, "
+                                            f"{when['date']}",
+                "content": f"{stamp}: {v.text}",
+                "relations": _relations(chat.id, versions=[row.id])}
+    turn = row.platform == "agent" and row.role is not None
+    reactions = conn.execute(select(rt).where(rt.c.message_id == row.id, rt.c.removed.is_(False))
+                             .order_by(rt.c.id)).all()
+    attachments = conn.execute(select(at).where(at.c.message_id == row.id).order_by(at.c.position)).all()
+    replies = [r.id for r in conn.execute(select(mt.c.id).where(mt.c.reply_to == row.id)
+                                          .order_by(mt.c.sent_at, mt.c.ordinal).limit(100))]
+    parts = [row.raw or row.text or ""]
+    if versions:
+        parts.append("--- earlier versions ---")
+        parts += [f"v{i}{' ' + timestamp_fields(v.timestamp, tz)['timestamp'] if v.timestamp else ''}: {v.text}"
+                  for i, v in enumerate(versions, 1)]
+    if reactions:
+        parts.append("--- reactions ---")
+        parts += [f"{r.emoji} {r.sender}" for r in reactions]
+    if attachments:
+        parts.append("--- attachments ---")
+        parts += [f"{a.id} {a.name or '(no name)'} {a.mime_type or ''} "
+                  f"{'' if a.size is None else f'{a.size} bytes'} {a.path or ''}".rstrip() for a in attachments]
+    if turn:
+        title = f"turn {row.ordinal} ({row.role}) of {chat.name}, {when['date']}"
+        relations = _relations(chat.id, refs=[str(r) for r in (row.extra or {}).get("refs", [])])
+    else:
+        title = f"{row.sender} in {chat.name}, {when['date']}"
+        relations = _relations(
+            chat.id, reply_to=row.reply_to, replies=replies,
+            reactions=[f"{r.emoji} {r.sender}" for r in reactions],
+            attachments=[a.id for a in attachments],
+            versions=[f"{row.id}{VERSION_MARK}{i}" for i in range(1, len(versions) + 1)])
+    return {"type": "turn" if turn else "message", "title": title, "content": "\n".join(parts),
+            "relations": relations}
+
+
+def _call(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    found = readable_call(conn, seat, record_id)
+    if found is None:
+        return None
+    row, chat = found
+    parts = [row.raw or call_text(row)]
+    if row.summary:
+        parts += ["--- summary ---", row.summary]
+    if row.transcript:
+        parts += ["--- transcript ---", row.transcript]
+    when = timestamp_fields(row.started_at, tz)
+    return {"type": "call", "title": f"{row.direction} {row.media} call in {chat.name}, {when['date']}",
+            "content": "\n".join(parts), "relations": _relations(chat.id)}
+
+
+def _attachment(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    at = Attachment.__table__
+    row = conn.execute(select(at).where(at.c.id == record_id)).first()
+    if row is None:
+        return None
+    found = readable_message(conn, seat, row.message_id)
+    if found is None:
+        return None
+    msg, chat = found
+    meta = {"id": row.id, "message": msg.id, "name": row.name, "mime_type": row.mime_type, "size": row.size,
+            "path": row.path, "guid": row.guid}
+    return {"type": "attachment", "title": f"{row.name or 'attachment'} from {msg.sender} in {chat.name}",
+            "content": json.dumps(meta, ensure_ascii=False, indent=1),
+            "relations": _relations(chat.id, message=msg.id)}
+
+
+def _memory(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    if not seat.memory:
+        return None
+    t = Memory.__table__
+    row = conn.execute(select(t).where(t.c.id == record_id)).first()
+    if row is None:
+        return None
+    chat = readable_chat(conn, seat, row.chat_id)
+    if chat is None:
+        return None
+    others = [r.id for r in conn.execute(select(t.c.id).where(t.c.chat_id == row.chat_id, t.c.version < row.version)
+                                         .order_by(t.c.version))]
+    when = timestamp_fields(row.created_at, tz)
+    return {"type": "memory", "title": f"memory version {row.version} of {chat.name}, saved {when['date']}",
+            "content": row.text, "relations": _relations(chat.id, versions=others, cites=list(row.cites or []))}
+
+
+READERS = (("mem_", _memory), ("c_", _call), ("a_", _attachment), ("", _message))
+
+
+def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) -> dict[str, Any]:
+    """The whole original record (or its first `max_chars` characters)."""
+    if not isinstance(record_id, str) or not record_id.strip() or len(record_id) > 80:
+        raise ArgumentError("record_id must be an id string of 1 to 80 characters, as search_memory gives it")
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or not 0 <= max_chars <= MAX_CHARS:
+        raise ArgumentError(f"max_chars must be a whole number from 0 to {MAX_CHARS} (0 = everything); "
+                            f"got {max_chars!r}")
+    record_id = record_id.strip()
+    tz = store.config.timezone
+    found = None
+    with store.read() as conn:
+        for prefix, reader in READERS:
+            if record_id.startswith(prefix):
+                found = reader(conn, seat, record_id, tz)
+                break
+    if found is None:
+        return {"ok": False, "id": record_id,
+                "error": f"no record with id {record_id!r} (use an id from search_memory or get_context)"}
+    mask = masker(seat)
+    content = mask(found["content"])
+    truncated = 0 < max_chars < len(content)
+    return {
+        "ok": True, "id": record_id, "type": found["type"], "title": mask(found["title"]),
+        "content": content[:max_chars] if truncated else content,
+        "size_bytes": len(content.encode("utf-8")), "truncated": truncated,
+        "relations": found["relations"],
+    }
