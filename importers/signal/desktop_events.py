@@ -44,7 +44,6 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
         media = "video" if history.get("type") in VIDEO_CALL_TYPES else "voice"
         started = history.get("timestamp")
         begin, end = started, history.get("endedTimestamp")
-        extra = {"status": status, "mode": history.get("mode")}
     else:
         details = details or {}
         incoming = bool(details.get("wasIncoming"))
@@ -57,7 +56,6 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
             answered = None
         video = details.get("wasVideoCall") or details.get("callMode") == "Group"
         media = "video" if video else "voice"
-        extra = {"mode": details.get("callMode")}
     direction = "outgoing" if not incoming else ("missed" if answered is False else "incoming")
     duration = None
     if answered and begin and end and end >= begin:
@@ -68,7 +66,6 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
         "answered": answered,
         "started": started,
         "duration": duration,
-        "extra": extra,
     }
 
 

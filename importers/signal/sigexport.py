@@ -95,13 +95,12 @@ class _ChatReader:
     def __init__(self, folder: Path, options: ImportOptions, owners: set[str], single: bool):
         self.folder, self.options, self.owners = folder, options, owners
         self.data_path = folder / DATA_FILE
-        name = options.chat if options.chat and single else folder.name
-        chat_id = (
-            options.chat if options.chat and single and SOURCE_ID.fullmatch(options.chat) else ""
-        )
-        self.key = KEY_PREFIX + (folder.name if chat_id else name)
-        self.chat_name = folder.name if chat_id else name
-        self.chat_id_override = chat_id
+        # --chat merges a single chat's export into a chat named so, or with that source id
+        chosen = options.chat if single else None
+        merge_id = chosen if chosen and SOURCE_ID.fullmatch(chosen) else ""
+        self.chat_name = folder.name if merge_id or not chosen else chosen
+        self.chat_id_override = merge_id
+        self.key = KEY_PREFIX + self.chat_name
         self.occurrences = Occurrences()
         self.by_text: dict[str, list[str]] = {}  # text → ids of earlier messages, for quotes
 
