@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from chatmem.errors import NotFound
+
 from .cli import cli, handle_errors, json_option
 from .context import AppContext
 from .output import emit, table
@@ -56,3 +58,181 @@ def chats(app: AppContext, platform, query, limit, as_json):
     rows = [(c["last"][:10] if c["last"] else "", c["platform"], c["messages"], c["source"],
              c["chat"] + (" (group)" if c["group"] else "")) for c in result["chats"]]
     click.echo(table(rows, ["last", "platform", "messages", "source", "chat"]))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--before", "-B", default=5, show_default=True, type=int, help="Messages before it, 0-50.")
+@click.option("--after", "-A", default=5, show_default=True, type=int, help="Messages after it, 0-50.")
+@json_option
+@click.pass_obj
+@handle_errors
+def context(app: AppContext, memory_id, before, after, as_json):
+    """The messages around one message (an id from `chatmem search`), oldest first."""
+    from .neighbours import get_context
+
+    result = get_context(app.store(), app.seat(), memory_id, before=before, after=after)
+    if as_json:
+        emit(result, True)
+        return
+    rows = [(">" if m["hit"] else "", m["date"], m["id"], m["content"]) for m in result["messages"]]
+    if result["messages"]:
+        first = result["messages"][0]
+        click.echo(f"{first['chat']} ({first['platform']}, {first['source']})")
+    click.echo(table(rows, ["", "date", "id", "message"]))
+
+
+@cli.command()
+@click.argument("conversation_id")
+@click.option("--budget", "token_budget", default=2000, show_default=True, type=int,
+              help="Approximate token cap, 50-100000 (characters / 4).")
+@click.option("--query", "-q", default=None, help="Also include older messages that match these words.")
+@click.option("--since", default=None, help="Leave out items older than this date or time (ISO 8601).")
+@click.option("--memory", "include_memory", is_flag=True, help="Add the conversation's saved memory.")
+@json_option
+@click.pass_obj
+@handle_errors
+def conversation(app: AppContext, conversation_id, token_budget, query, since, include_memory, as_json):
+    """One conversation assembled for a model: the newest items that fit the budget."""
+    from .conversation import get_conversation_context
+
+    result = get_conversation_context(app.store(), app.seat(), conversation_id, token_budget=token_budget,
+                                      query=query, since=since, include_memory=include_memory)
+    if as_json:
+        emit(result, True)
+        return
+    rows = [(i["timestamp"][:16].replace("T", " "), i.get("id") or i.get("call_id"),
+             i.get("sender") or f"{i.get('direction')} call", i["text"]) for i in result["items"]]
+    click.echo(table(rows, ["time", "id", "from", "text"]))
+    click.echo(f"{result['items_included']} items, about {result['approx_tokens']} tokens; "
+               f"{result['items_omitted']} left out" + (" (older ones exist)" if result["has_more_older"] else ""))
+    if "memory" in result:
+        _print_memory(result["memory"])
+
+
+@cli.command()
+@click.argument("conversation_id")
+@click.option("--turns", "max_turns", default=10, show_default=True, type=int, help="Most recent turns, 1-50.")
+@json_option
+@click.pass_obj
+@handle_errors
+def history(app: AppContext, conversation_id, max_turns, as_json):
+    """The most recent turns of a conversation (or agent session), oldest first."""
+    from .history import get_conversation_history
+
+    result = get_conversation_history(app.store(), app.seat(), conversation_id, max_turns=max_turns)
+    if as_json:
+        emit(result, True)
+        return
+    if result["subject"] is None:
+        click.echo(f"no conversation {conversation_id} (`chatmem chats` lists them)")
+        return
+    state = " (expired)" if result["isExpired"] else ""
+    click.echo(f"{result['subject']}{state}: {result['totalTurns']} turns")
+    rows = [(t["turnNumber"], t["timestamp"][:16].replace("T", " "), t["role"], t["content"])
+            for t in result["turns"]]
+    click.echo(table(rows, ["#", "time", "role", "content"]))
+
+
+@cli.command()
+@click.argument("record_id")
+@click.option("--max-chars", default=0, show_default=True, type=int,
+              help="Only the first N characters (0 = everything).")
+@json_option
+@click.pass_obj
+@handle_errors
+def raw(app: AppContext, record_id, max_chars, as_json):
+    """The full original text of one record: a message, call, attachment, turn or memory."""
+    from .raw import read_raw_data
+
+    result = read_raw_data(app.store(), app.seat(), record_id, max_chars=max_chars)
+    if as_json:
+        emit(result, True)
+        return
+    if not result["ok"]:
+        raise NotFound(result["error"])
+    click.echo(f"{result['type']}: {result['title']} ({result['size_bytes']:,} bytes"
+               + (", truncated" if result["truncated"] else "") + ")")
+    click.echo(result["content"])
+    rel = {k: v for k, v in result["relations"].items() if v}
+    if rel:
+        click.echo("--- relations ---")
+        for key, value in rel.items():
+            click.echo(f"{key}: {', '.join(value) if isinstance(value, list) else value}")
+
+
+@cli.group()
+def memory():
+    """A conversation's saved memory: show, save a new version, pause or unpause it."""
+
+
+def _print_memory(mem: dict) -> None:
+    click.echo(f"memory: {mem['status']}")
+    if "text" in mem:
+        fresh = mem["freshness"]
+        click.echo(f"version {mem['version']} ({mem['id']}), saved {fresh['saved_at']}, "
+                   f"{fresh['messages_since']} newer messages, about {mem['token_count']} tokens")
+        click.echo(mem["text"])
+        click.echo(f"cites: {', '.join(mem['cites'])}")
+
+
+@memory.command("show")
+@click.argument("conversation_id")
+@json_option
+@click.pass_obj
+@handle_errors
+def memory_show(app: AppContext, conversation_id, as_json):
+    """The current memory of a conversation and its status."""
+    from .memory import get_memory
+
+    result = get_memory(app.store(), app.seat(), conversation_id)
+    if as_json:
+        emit(result, True)
+    else:
+        _print_memory(result)
+
+
+@memory.command("save")
+@click.argument("conversation_id")
+@click.argument("text")
+@click.option("--cite", "cites", multiple=True, required=True,
+              help="An id of a message or call in this conversation that the text rests on (repeat).")
+@json_option
+@click.pass_obj
+@handle_errors
+def memory_save(app: AppContext, conversation_id, text, cites, as_json):
+    """Save a new version of a conversation's memory (TEXT, use - to read it from stdin)."""
+    from .memory import save_memory
+
+    if text == "-":
+        text = click.get_text_stream("stdin").read()
+    result = save_memory(app.store(), app.seat(), conversation_id, text, list(cites))
+    emit(result, as_json, text=f"saved memory version {result['version']} ({result['id']}) "
+                              f"for {result['conversation_id']}")
+
+
+def _pause(app: AppContext, conversation_id: str, paused: bool, as_json: bool) -> None:
+    from .memory import pause_memory
+
+    result = pause_memory(app.store(), app.seat(), conversation_id, paused)
+    emit(result, as_json, text=f"memory {'paused' if paused else 'resumed'} for {result['conversation_id']}")
+
+
+@memory.command("pause")
+@click.argument("conversation_id")
+@json_option
+@click.pass_obj
+@handle_errors
+def memory_pause(app: AppContext, conversation_id, as_json):
+    """Stop using the memory of one conversation (context calls report `paused`)."""
+    _pause(app, conversation_id, True, as_json)
+
+
+@memory.command("unpause")
+@click.argument("conversation_id")
+@json_option
+@click.pass_obj
+@handle_errors
+def memory_unpause(app: AppContext, conversation_id, as_json):
+    """Use the memory of a conversation again."""
+    _pause(app, conversation_id, False, as_json)

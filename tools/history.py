@@ -37,7 +37,7 @@ MAX_REFS = 50
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 def is_expired(chat: Any, retention_days: int, now: datetime | None = None) -> bool:

@@ -28,7 +28,7 @@ MAX_CITES = 200
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 def require_write(seat: Seat, what: str) -> None:
