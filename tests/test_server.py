@@ -59,7 +59,9 @@ def test_every_tool_on_the_imported_fixture(home):
             hits = await call("search_memory", query="thermos coffee", limit=5)
             hit = hits["results"][0]
             await call("get_context", memory_id=hit["id"], before=2, after=2)
-            await call("get_conversation_context", conversation_id=source, token_budget=500)
+            digest = await call("get_conversation_context", conversation_id=source, token_budget=500)
+            newest = digest["items"][0]  # newest first
+            newest_id = newest.get("id") or newest["call_id"]
             await call("get_conversation_history", conversation_id=source, max_turns=3)
             await call("read_raw_data", record_id=hit["id"])
             session = await call("start_conversation", subject="planning the Zugspitze hike")
@@ -67,24 +69,28 @@ def test_every_tool_on_the_imported_fixture(home):
             await call("log_conversation_turn", conversation_id=cid, role="user",
                        content="who brings coffee?", refs=[hit["id"]])
             await call("save_memory", conversation_id=source,
-                       text="Ben brings the thermos of coffee.", cites=[hit["id"]])
+                       text="Ben brings coffee; they meet at the cable car.",
+                       cites=[hit["id"], newest_id])
             out["memory"] = check_result("get_conversation_context", await client.call_tool(
                 "get_conversation_context", {"conversation_id": source, "include_memory": True}))
             out["session"] = check_result("get_conversation_history", await client.call_tool(
                 "get_conversation_history", {"conversation_id": cid}))
-        return out, hit, source
+        return out, hit, newest_id
 
-    out, hit, source = anyio.run(main)
+    out, hit, newest_id = anyio.run(main)
     assert set(out) >= READ_TOOLS | WRITE_TOOLS
     assert [c["chat"] for c in out["list_chats"]["chats"]] == ["Hiking club"]
     assert hit["sender"] == "Ben Ortiz" and "coffee" in hit["content"]
     assert [m["hit"] for m in out["get_context"]["messages"]].count(True) == 1
     assert out["get_conversation_context"]["approx_tokens"] <= 500
-    assert out["get_conversation_history"]["turns"][-1]["content"].startswith("Anna Berg: ")
+    turns = out["get_conversation_history"]["turns"]  # the last 3, oldest first
+    assert [t["role"] for t in turns] == ["user", "user", "system"]  # ..., Anna's message, the call
+    assert turns[1]["content"] == "Anna Berg: Running 10 minutes late, sorry!"
     assert out["read_raw_data"]["ok"] and out["read_raw_data"]["id"] == hit["id"]
     assert out["log_conversation_turn"]["turnNumber"] == 1
+    # it cites the newest item, so nothing newer has arrived: fresh
     assert out["memory"]["memory"]["status"] == "ok"
-    assert out["memory"]["memory"]["cites"] == [hit["id"]]
+    assert out["memory"]["memory"]["cites"] == [hit["id"], newest_id]
     assert [t["content"] for t in out["session"]["turns"]] == ["who brings coffee?"]
 
 

@@ -48,11 +48,11 @@ INSTRUCTIONS = (
 )
 
 
-def tool_functions() -> dict[str, Any]:
-    """The registry of tool functions, by name."""
-    from .api import TOOLS
+def tool_functions() -> tuple[dict[str, Any], frozenset[str]]:
+    """The registry: tool functions by name, and the names of those that write."""
+    from .api import TOOLS, WRITE_TOOLS
 
-    return dict(TOOLS)
+    return dict(TOOLS), frozenset(WRITE_TOOLS)
 
 
 def result_types() -> tuple[dict[str, type], dict[str, dict]]:
@@ -114,11 +114,11 @@ class ToolRunner:
                               structured_content=result)
 
 
-def tools_for(seat: Seat, functions: dict[str, Any]) -> list[ToolSpec]:
+def tools_for(seat: Seat, functions: dict[str, Any], writes: frozenset[str]) -> list[ToolSpec]:
     """The tools a seat sees: every read, and the writes only for a seat that may write."""
     from .server_tools import TOOL_SPECS
 
-    return [s for s in TOOL_SPECS if s.name in functions and (seat.write or not s.write)]
+    return [s for s in TOOL_SPECS if s.name in functions and (seat.write or s.name not in writes)]
 
 
 def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPServer:
@@ -127,12 +127,12 @@ def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPSe
 
     from .server_tools import READ, TOOL_SPECS, WRITE
 
-    functions = tool_functions()
+    functions, writes = tool_functions()
     types, schemas = result_types()
     runner = ToolRunner(store, seat, functions, schemas, lock or threading.Lock())
     server = MCPServer("chatmem", title="chatmem", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
-    for spec in tools_for(seat, functions):
+    for spec in tools_for(seat, functions, writes):
         fn = spec.make(runner)
         if spec.name in types:
             # the return annotation is what gives the tool its output schema; the function
@@ -142,7 +142,7 @@ def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPSe
             log.warning("tool %s has no result type in tools/types.py: served without an "
                         "output schema", spec.name)
         server.add_tool(fn, name=spec.name, title=spec.title, description=spec.description,
-                        annotations=WRITE if spec.write else READ)
+                        annotations=WRITE if spec.name in writes else READ)
     missing = [s.name for s in TOOL_SPECS if s.name not in functions]
     if missing:
         log.warning("not served (no tool function yet): %s", ", ".join(missing))

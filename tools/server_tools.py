@@ -32,7 +32,6 @@ class ToolSpec:
     title: str
     description: str
     make: Callable[[Run], Callable[..., Any]]  # run -> the function the SDK registers
-    write: bool = False
 
 
 # ------------------------------------------------------------------ argument types
@@ -254,17 +253,17 @@ TOOL_SPECS: list[ToolSpec] = [
         "once at the start of a session you want to keep, then log_conversation_turn for each turn; "
         "logged turns become searchable with search_memory and readable with "
         "get_conversation_history like any chat."),
-        _start_conversation, write=True),
+        _start_conversation),
     ToolSpec("log_conversation_turn", "Log a turn", (
         "Append one turn (role and content, optionally the ids it relates to) to a logged agent "
         "session started with start_conversation. Returns the turn's turnNumber. Every call adds a "
         "turn: do not repeat a call to retry one that succeeded."),
-        _log_conversation_turn, write=True),
+        _log_conversation_turn),
     ToolSpec("save_memory", "Save a conversation memory", (
         "Store a new version of a conversation's memory: a short text of what to remember, with "
         "the ids of the messages and calls it rests on (cites; each must belong to that "
         "conversation). Earlier versions are kept. get_conversation_context with include_memory "
         "returns it, marked stale once newer messages arrive than its newest cited item. Write it "
         "after reading the conversation with get_conversation_context."),
-        _save_memory, write=True),
+        _save_memory),
 ]
