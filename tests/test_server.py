@@ -147,3 +147,21 @@ def test_messages_a_concurrent_import_adds_become_visible(home, tmp_path):
     assert before["total"] == 0
     assert after["total"] == 1 and after["results"][0]["chat"] == "Ski trip"
     assert "Ski trip" in [c["chat"] for c in chats["chats"]]
+
+
+def test_argument_ranges_in_the_schemas_are_the_ones_the_library_checks(store):
+    """The schema repeats the library's limits for clients; pin them so they cannot drift."""
+    from chatmem.tools import conversation, history, memory, raw, search
+    from chatmem.tools.server import build_server
+
+    tools = {t.name: t.input_schema["properties"]
+             for t in anyio.run(build_server(store, store.config.seat(None)).list_tools)}
+    budget = tools["get_conversation_context"]["token_budget"]
+    assert (budget["minimum"], budget["maximum"]) == (conversation.MIN_BUDGET, conversation.MAX_BUDGET)
+    assert tools["search_memory"]["query"]["maxLength"] == search.MAX_QUERY_CHARS
+    assert tools["read_raw_data"]["max_chars"]["maximum"] == raw.MAX_CHARS
+    assert tools["save_memory"]["text"]["maxLength"] == memory.MAX_MEMORY_CHARS
+    assert tools["save_memory"]["cites"]["maxItems"] == memory.MAX_CITES
+    assert tools["log_conversation_turn"]["content"]["maxLength"] == history.MAX_TURN_CHARS
+    assert tools["log_conversation_turn"]["refs"]["anyOf"][0]["maxItems"] == history.MAX_REFS
+    assert tools["start_conversation"]["subject"]["anyOf"][0]["maxLength"] == history.MAX_SUBJECT_CHARS

@@ -135,7 +135,7 @@ def _read_raw_data(run: Run):
         max_chars: Annotated[int, Field(
             description="Return only the first N characters of the content; 0 (the default) "
                         "returns all of it (very long records are still cut to fit the response "
-                        "limit, and say so).", ge=0)] = 0,
+                        "limit, and say so). At most 1000000.", ge=0, le=1_000_000)] = 0,
     ):
         return run("read_raw_data", record_id=record_id, max_chars=max_chars)
 
@@ -160,7 +160,8 @@ def _start_conversation(run: Run):
     def start_conversation(
         subject: Annotated[str | None, Field(
             description="What the session is about, shown by get_conversation_history even after "
-                        "the session expires. Default: none.")] = None,
+                        "the session expires; at most 200 characters. Default: none.",
+            max_length=200)] = None,
     ):
         return run("start_conversation", subject=subject)
 
@@ -173,10 +174,11 @@ def _log_conversation_turn(run: Run):
             description="The conversation_id start_conversation returned.", min_length=1)],
         role: Annotated[Literal["user", "assistant", "system"], Field(
             description="Who spoke: user, assistant or system.")],
-        content: Annotated[str, Field(description="What was said, as plain text.")],
+        content: Annotated[str, Field(description="What was said, as plain text; at most 100000 "
+                                                  "characters.", min_length=1, max_length=100_000)],
         refs: Annotated[list[str] | None, Field(
-            description="Ids this turn relates to (messages, calls, chats it used). Default: none.")]
-        = None,
+            description="Ids this turn relates to (messages, calls, chats it used), at most 50. "
+                        "Default: none.", max_length=50)] = None,
     ):
         return run("log_conversation_turn", conversation_id=conversation_id, role=role,
                    content=content, refs=refs)
