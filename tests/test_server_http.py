@@ -125,3 +125,33 @@ def test_no_token_ever_reaches_the_log(server):
     assert "refused POST /mcp from 127.0.0.1" in log  # refusals are logged...
     for secret in (WRONG_TOKEN, ASSISTANT_TOKEN, NOTEBOOK_TOKEN):
         assert secret not in log  # ...without the token
+
+
+def test_seat_limits_the_http_server_to_one_seat(tmp_path):
+    home = tmp_path / "home"
+    chatmem(home, "import", str(TELEGRAM_JSONL))
+
+    async def names(url, token):
+        async with http_client(url, token) as client:
+            return {t.name for t in (await client.list_tools()).tools}
+
+    with http_server(home, tmp_path / "server.log", seat="assistant") as srv:
+        assert anyio.run(names, srv.url, ASSISTANT_TOKEN) == READ_TOOLS
+        r = httpx2.post(srv.url, json=PING, timeout=10,
+                        headers={"Authorization": f"Bearer {NOTEBOOK_TOKEN}"})
+        assert r.status_code == 401
+
+
+def test_http_needs_a_seat_with_a_token(tmp_path):
+    from click.testing import CliRunner
+
+    from chatmem.tools.cli import cli
+
+    config = tmp_path / "config.yaml"
+    config.write_text("seats:\n  bot:\n    write: false\n", encoding="utf-8")
+    runner = CliRunner()
+    for extra in ([], ["--seat", "bot"]):
+        result = runner.invoke(cli, ["--home", str(tmp_path / "home"), "--config", str(config),
+                                     *extra, "serve", "--http"])
+        assert result.exit_code != 0
+        assert "token" in result.stderr and "Traceback" not in result.output
