@@ -8,7 +8,7 @@ top-N cut filtered afterwards.
 from __future__ import annotations
 
 import re
-from datetime import timezone
+from datetime import timedelta, timezone
 from typing import Any
 
 from sqlalchemy import func, select
@@ -34,6 +34,7 @@ SORTS = ("relevance", "newest")
 SEARCH_FIELDS = ["text", "sender", "chat"]
 MIN_PREFIX_CHARS = 2  # "a*" would expand to most of the vocabulary
 SNIPPET_CHARS = 160
+DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _WILDCARD_WORD = re.compile(r"[^\s\"()]*[*?][^\s\"()]*")
 
 
@@ -129,6 +130,8 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
     tz = store.config.timezone
     t_since, t_until = parse_time(since, "since", tz), parse_time(until, "until", tz)
+    if t_until is not None and isinstance(until, str) and DATE_ONLY.fullmatch(until.strip()):
+        t_until += timedelta(days=1) - timedelta(seconds=1)  # "until 2024-02-10" includes that day
     if t_since and t_until and t_since > t_until:
         raise ArgumentError(f"since ({since}) must not be after until ({until})")
     store.index.refresh()
