@@ -58,13 +58,14 @@ def test_expected_table_lists_every_blob() -> None:
     assert set(EXPECTED) == {p.name for p in BLOBS.iterdir()}
 
 
+@pytest.mark.parametrize("complete", [False, True], ids=["text", "complete"])
 @pytest.mark.parametrize("name", sorted(set(EXPECTED) - SPECIAL) or ["(corpus absent)"])
-def test_corpus_blob_decodes_to_expected_text(name: str) -> None:
+def test_corpus_blob_decodes_to_expected_text(name: str, complete: bool) -> None:
     data = blob(name)
     literal = re.match(r'"(?:[^"\\]|\\.)*"', EXPECTED[name])  # the cell may add a remark
     assert literal, EXPECTED[name]
     expected = ast.literal_eval(literal.group(0))
-    assert decode_attributed_body(data).text == expected
+    assert decode_attributed_body(data, complete=complete).text == expected
 
 
 def test_long_message_is_read_whole() -> None:
@@ -77,9 +78,26 @@ def test_long_message_is_read_whole() -> None:
     assert len(text.encode("utf-8")) == size
 
 
-def test_corrupted_blob_is_an_error_not_a_guess() -> None:
+@pytest.mark.parametrize("complete", [False, True])
+def test_corrupted_blob_is_an_error_not_a_guess(complete: bool) -> None:
     with pytest.raises(TypedStreamError):
-        decode_attributed_body(blob("ExtraData"))
+        decode_attributed_body(blob("ExtraData"), complete=complete)
+
+
+def test_truncated_blob_is_an_error_or_its_whole_text_never_a_wrong_one() -> None:
+    data = attributed_body("all of it")
+    text_end = data.index(b"all of it") + len("all of it")
+    for end in range(len(data) - 1, 0, -1):
+        with pytest.raises(TypedStreamError):
+            decode_attributed_body(data[:end], complete=True)
+        if end < text_end:  # the text itself is cut: always an error
+            with pytest.raises(TypedStreamError):
+                decode_attributed_body(data[:end])
+        else:  # only formatting after the text is lost: the text, or an error
+            try:
+                assert decode_attributed_body(data[:end]).text == "all of it"
+            except TypedStreamError:
+                pass
 
 
 def test_huge_array_with_back_references_resolves() -> None:

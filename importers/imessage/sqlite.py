@@ -82,7 +82,9 @@ def open_readonly(path: Path) -> sqlite3.Connection:
             raise FormatError(f"{path}: not a readable SQLite database ({e})") from e
         raise FormatError(f"{path}: cannot open the database ({e}); {FULL_DISK_ACCESS_HINT}") from e
     except OSError as e:
-        raise FormatError(f"{path}: cannot read it ({e.strerror or e}); {FULL_DISK_ACCESS_HINT}") from e
+        raise FormatError(
+            f"{path}: cannot read it ({e.strerror or e}); {FULL_DISK_ACCESS_HINT}"
+        ) from e
 
 
 def translate(path: Path, error: sqlite3.Error) -> FormatError:

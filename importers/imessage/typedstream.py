@@ -35,6 +35,11 @@ TAG_END_OF_OBJECT = -122  # 0x86
 FIRST_TAG, LAST_TAG = -128, -111
 FIRST_REFERENCE = LAST_TAG + 1  # -110 (0x92) is back-reference number 0
 
+# The same tags as unsigned bytes, as the reader sees them.
+_U_INTEGER_2, _U_INTEGER_4, _U_FLOAT = 0x81, 0x82, 0x83
+_U_NEW, _U_NIL, _U_END_OF_OBJECT = 0x84, 0x85, 0x86
+_U_FIRST_TAG, _U_LAST_TAG = 0x80, 0x91
+
 MAX_DEPTH = 200  # nested objects; deeper input is malformed (and would exhaust the stack)
 
 # Attribute names Messages uses on the body.
@@ -53,11 +58,18 @@ class TypedStreamError(ValueError):
     """The bytes are not a typedstream we can read (truncated, corrupt, unknown type)."""
 
 
-@dataclass(eq=False)
 class ArchivedClass:
-    name: str
-    version: int
-    superclass: ArchivedClass | None = None
+    """A class as archived: name, version, superclass (None at the root)."""
+
+    __slots__ = ("name", "version", "superclass")
+
+    def __init__(self, name: str, version: int, superclass: ArchivedClass | None = None) -> None:
+        self.name = name
+        self.version = version
+        self.superclass = superclass
+
+    def __repr__(self) -> str:
+        return f"<class {self.name} v{self.version}>"
 
     def is_a(self, name: str) -> bool:
         """True when this class or one of its superclasses is called `name`."""
@@ -71,12 +83,14 @@ class ArchivedClass:
         return False
 
 
-@dataclass(eq=False)
 class ArchivedObject:
     """An object: its class and the values it encoded, in order (groups flattened)."""
 
-    cls: ArchivedClass | None = None
-    values: list[Any] = field(default_factory=list)
+    __slots__ = ("cls", "values")
+
+    def __init__(self, cls: ArchivedClass | None = None) -> None:
+        self.cls = cls
+        self.values: list[Any] = []
 
     def __repr__(self) -> str:
         name = self.cls.name if self.cls else "?"
@@ -139,6 +153,8 @@ class _Reader:
         self.depth = 0
 
     # ---------------------------------------------------------------- low level
+    # Heads are handled as unsigned bytes (0x84 = TAG_NEW ...); running off the end raises
+    # IndexError, which `parse` turns into a TypedStreamError.
 
     def fail(self, why: str) -> TypedStreamError:
         return TypedStreamError(f"{why} at byte {self.pos}")
@@ -153,40 +169,45 @@ class _Reader:
 
     def head(self) -> int:
         p = self.pos
-        if p >= len(self.data):
-            raise self.fail("unexpected end of data")
         self.pos = p + 1
-        b = self.data[p]
-        return b - 256 if b > 127 else b
+        return self.data[p]
 
     def integer(self, head: int, signed: bool = True) -> int:
-        if head < FIRST_TAG or head > LAST_TAG:
-            return head if signed else head & 0xFF
-        if head == TAG_INTEGER_2:
+        """A head byte (unsigned) and what follows it as an integer."""
+        if head < _U_FIRST_TAG or head > _U_LAST_TAG:
+            return head - 256 if signed and head > 127 else head
+        if head == _U_INTEGER_2:
             return int.from_bytes(self.take(2), "little", signed=signed)
-        if head == TAG_INTEGER_4:
+        if head == _U_INTEGER_4:
             return int.from_bytes(self.take(4), "little", signed=signed)
-        raise self.fail(f"tag 0x{head & 0xFF:02x} where an integer belongs")
+        raise self.fail(f"tag 0x{head:02x} where an integer belongs")
 
     def floating(self, head: int, size: int) -> float:
-        if head == TAG_FLOAT:
+        if head == _U_FLOAT:
             return struct.unpack("<f" if size == 4 else "<d", self.take(size))[0]
         return float(self.integer(head))
 
     def unshared_string(self, head: int) -> bytes | None:
-        if head == TAG_NIL:
+        if head == _U_NIL:
             return None
+        if head < 128:  # the usual short length
+            p = self.pos
+            end = p + head
+            if end > len(self.data):
+                raise self.fail(f"needs {head} more bytes, {len(self.data) - p} left")
+            self.pos = end
+            return self.data[p:end]
         return self.take(self.integer(head, signed=False))
 
     def shared_string(self, head: int) -> bytes | None:
-        if head == TAG_NIL:
-            return None
-        if head == TAG_NEW:
+        if head == _U_NEW:
             s = self.unshared_string(self.head())
             if s is None:
                 raise self.fail("nil literal shared string")
             self.strings.append(s)
             return s
+        if head == _U_NIL:
+            return None
         return self._lookup(self.strings, self.integer(head), "string")
 
     def _lookup(self, table: list[Any], number: int, what: str) -> Any:
@@ -198,9 +219,9 @@ class _Reader:
     # ---------------------------------------------------------------- values
 
     def c_string(self, head: int) -> bytes | None:
-        if head == TAG_NIL:
+        if head == _U_NIL:
             return None
-        if head == TAG_NEW:
+        if head == _U_NEW:
             s = self.shared_string(self.head())
             if s is None:
                 raise self.fail("nil literal C string")
@@ -212,32 +233,30 @@ class _Reader:
         return value
 
     def archived_class(self, head: int) -> ArchivedClass | None:
-        chain: list[ArchivedClass] = []
-        while head == TAG_NEW:
-            name = self.shared_string(self.head())
-            if name is None:
-                raise self.fail("nil class name")
-            cls = ArchivedClass(name.decode("utf-8", "replace"), self.integer(self.head()))
-            self.objects.append(cls)
-            chain.append(cls)
-            head = self.head()
-        if head == TAG_NIL:
-            tail = None
-        else:
+        if head != _U_NEW:
+            if head == _U_NIL:
+                return None
             tail = self._lookup(self.objects, self.integer(head), "class")
             if not isinstance(tail, ArchivedClass):
                 raise self.fail("class reference points to something else")
-        for sub, sup in zip(chain, chain[1:]):
-            sub.superclass = sup
-        if chain:
-            chain[-1].superclass = tail
-            return chain[0]
-        return tail
+            return tail
+        # A literal class, then its superclass (literal, reference or nil), and so on up.
+        name = self.shared_string(self.head())
+        if name is None:
+            raise self.fail("nil class name")
+        cls = ArchivedClass(_class_name(name), self.integer(self.head()))
+        self.objects.append(cls)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail("class chain too long")
+        cls.superclass = self.archived_class(self.head())
+        self.depth -= 1
+        return cls
 
     def archived_object(self, head: int) -> ArchivedObject | None:
-        if head == TAG_NIL:
-            return None
-        if head != TAG_NEW:
+        if head != _U_NEW:
+            if head == _U_NIL:
+                return None
             value = self._lookup(self.objects, self.integer(head), "object")
             if not isinstance(value, ArchivedObject):
                 raise self.fail("object reference points to a class or string")
@@ -249,9 +268,11 @@ class _Reader:
             raise self.fail("objects nested too deeply")
         obj.cls = self.archived_class(self.head())
         values = obj.values
+        data = self.data
         while True:
-            head = self.head()
-            if head == TAG_END_OF_OBJECT:
+            head = data[self.pos]
+            self.pos += 1
+            if head == _U_END_OF_OBJECT:
                 break
             self.group(head, values)
         self.depth -= 1
@@ -262,8 +283,13 @@ class _Reader:
         encoding = self.shared_string(head)
         if not encoding:
             raise self.fail("missing type encoding")
-        for t in split_types(encoding):
-            out.append(self.value(t))
+        types = _TYPE_CACHE.get(encoding) or split_types(encoding)
+        for t in types:
+            c = t[0]
+            if c == 64:  # '@', the common case first
+                out.append(self.archived_object(self.head()))
+            else:
+                out.append(self.value(t))
 
     def value(self, t: bytes) -> Any:
         c = t[0]
@@ -307,20 +333,38 @@ class _Reader:
             return [self.value(ft) for ft in split_types(body[eq + 1 :])] if eq >= 0 else []
         raise self.fail(f"unknown type encoding {t!r}")
 
-    def values(self) -> list[Any]:
+    def header(self) -> None:
         if self.take(len(HEADER_PREFIX)) != HEADER_PREFIX:
             raise TypedStreamError("not a typedstream (header is not 04 0B 'streamtyped')")
         self.integer(self.head(), signed=False)  # system version, 1000 on macOS
+
+    def values(self) -> list[Any]:
+        self.header()
         out: list[Any] = []
         while self.pos < len(self.data):
             self.group(self.head(), out)
         return out
 
 
+_CLASS_NAMES: dict[bytes, str] = {}
+
+
+def _class_name(raw: bytes) -> str:
+    name = _CLASS_NAMES.get(raw)
+    if name is None:
+        name = raw.decode("utf-8", "replace")
+        if len(_CLASS_NAMES) < 1024:
+            _CLASS_NAMES[raw] = name
+    return name
+
+
 def parse(data: bytes) -> list[Any]:
     """All top-level values of a typedstream; TypedStreamError when it cannot be read."""
+    reader = _Reader(bytes(data))
     try:
-        return _Reader(bytes(data)).values()
+        return reader.values()
+    except IndexError as e:
+        raise TypedStreamError(f"unexpected end of data at byte {len(reader.data)}") from e
     except RecursionError as e:
         raise TypedStreamError("objects nested too deeply") from e
 
@@ -390,12 +434,62 @@ def _python_index(utf16: bytes, offset: int) -> int:
     return len(utf16[: 2 * offset].decode("utf-16-le", "ignore"))
 
 
-def decode_attributed_body(data: bytes) -> Body:
+# Names of the attributes whose values Body holds. An attribute name is an NSString written
+# out in full the first time it occurs, so when none of these is in the bytes after the text,
+# the rest of the blob (formatting, message parts) holds nothing Body keeps.
+_BODY_ATTRIBUTE_MARKERS = (
+    ATTR_ATTACHMENT_GUID.encode(),
+    ATTR_MENTION.encode(),
+    ATTR_LINK.encode(),
+    ATTR_TRANSCRIPTION.encode(),
+)
+
+
+def _plain_text(data: bytes) -> str | None:
+    """The text of an attributed string whose remaining bytes hold none of the attributes
+    Body keeps, read by the same reader up to the end of the text; None otherwise."""
+    if not data or data[-1] != _U_END_OF_OBJECT:  # truncated: let the full read say where
+        return None
+    reader = _Reader(data)
+    try:
+        reader.header()
+        if reader.shared_string(reader.head()) != b"@" or reader.head() != _U_NEW:
+            return None
+        root = ArchivedObject()
+        reader.objects.append(root)
+        root.cls = reader.archived_class(reader.head())
+        if root.cls is None or not root.cls.is_a("NSAttributedString"):
+            return None
+        head = reader.head()
+        if head == _U_END_OF_OBJECT:
+            return None
+        reader.group(head, root.values)
+    except IndexError as e:
+        raise TypedStreamError(f"unexpected end of data at byte {len(data)}") from e
+    except RecursionError as e:
+        raise TypedStreamError("objects nested too deeply") from e
+    text = to_python(root.values[0]) if isinstance(root.values[0], ArchivedObject) else None
+    if not isinstance(text, str):
+        return None
+    for marker in _BODY_ATTRIBUTE_MARKERS:
+        if data.find(marker, reader.pos) >= 0:
+            return None
+    return text
+
+
+def decode_attributed_body(data: bytes, *, complete: bool = False) -> Body:
     """attributedBody bytes → Body; TypedStreamError when they cannot be decoded.
 
     An attributed string encodes its NSString, then runs of (attribute id, length) in UTF-16
-    units, each followed by the attribute dictionary the first time its id appears.
+    units, each followed by the attribute dictionary the first time its id appears. Unless
+    `complete`, reading stops after the text when the rest holds no attribute Body keeps
+    (most messages: this halves the work on a large import).
     """
+    data = bytes(data)
+    if not complete:
+        text = _plain_text(data)
+        if text is not None:
+            return Body(text)
     roots = parse(data)
     root = roots[0] if roots else None
     if not isinstance(root, ArchivedObject) or root.cls is None:
