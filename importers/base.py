@@ -106,7 +106,7 @@ def raw_json(row: dict[str, Any]) -> str:
             return o.isoformat()
         return str(o)
 
-    return json.dumps(row, ensure_ascii=False, sort_keys=True, default=default, indent=1)
+    return json.dumps(row, ensure_ascii=False, sort_keys=True, default=default)
 
 
 # --------------------------------------------------------------------------- records

@@ -23,6 +23,7 @@ from chatmem.importers import base as rec
 
 from . import models as m
 from .db import next_seq
+from .people import People
 
 BATCH = 2000
 SQL_CHUNK = 500  # ids per IN (...) list
@@ -124,11 +125,15 @@ class Ingest:
     """Writes one source's records inside the caller's open transaction `conn`."""
 
     def __init__(self, conn: Connection, report: Report, run_id: int,
-                 on_progress: Callable[[int], None] | None = None):
+                 on_progress: Callable[[int], None] | None = None,
+                 options: rec.ImportOptions | None = None):
         self.conn = conn
         self.report = report
         self.run_id = run_id
         self.seq = next_seq(conn)
+        options = options or rec.ImportOptions()
+        self.people = People(conn, self.seq, options.default_region,
+                             options.owner_names, options.owner_handles)
         self.on_progress = on_progress or (lambda n: None)
         self.messages: list[rec.Message] = []
         self.calls: list[rec.Call] = []
@@ -166,6 +171,8 @@ class Ingest:
         self.flush_calls()
         self.flush_reactions()
         self.finish_chats()
+        # new senders get their person; after contacts, every link is checked again
+        self.people.link(only_unlinked=self.report.contacts == 0)
 
     # -- chats
     def upsert_chat(self, chat: rec.Chat) -> None:
@@ -439,7 +446,5 @@ class Ingest:
             self.report.problems.append(shown)
 
     def add_contact(self, c: rec.Contact) -> None:
-        from .people import add_contact
-
-        add_contact(self.conn, c)
+        self.people.add_contact(c)
         self.report.contacts += 1

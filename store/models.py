@@ -43,20 +43,23 @@ class Person(Base):
     __tablename__ = "people"
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(Text)
-    # set when a user merged/split by hand, so automatic matching never undoes it
+    # set when a user merged/split/renamed by hand, so automatic matching never undoes it
     manual: Mapped[bool] = mapped_column(Boolean, default=False)
+    from_contact: Mapped[bool] = mapped_column(Boolean, default=False)  # name from an address book
 
 
 class Handle(Base):
-    """A way a person appears: phone number, e-mail, service id or display name."""
+    """A way a person appears: phone number, e-mail, service id or display name, the same
+    on every platform (a phone number reaches the same person on iMessage and WhatsApp)."""
 
     __tablename__ = "handles"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    platform: Mapped[str] = mapped_column(String(16))
-    value: Mapped[str] = mapped_column(Text)  # normalized: E.164, lower-case e-mail, name
-    display: Mapped[str | None] = mapped_column(Text)
-    person_id: Mapped[str | None] = mapped_column(ForeignKey("people.id"), index=True)
-    __table_args__ = (UniqueConstraint("platform", "value", name="uq_handle"),)
+    kind: Mapped[str] = mapped_column(String(8))  # phone | email | name | service
+    value: Mapped[str] = mapped_column(Text)  # normalized: E.164, lower-case e-mail, folded name
+    display: Mapped[str | None] = mapped_column(Text)  # as first seen
+    person_id: Mapped[str] = mapped_column(String(32), index=True)
+    source: Mapped[str] = mapped_column(String(16), default="seen")  # seen | contact | manual
+    __table_args__ = (UniqueConstraint("kind", "value", name="uq_handle"),)
 
 
 class Chat(Base):
@@ -72,6 +75,7 @@ class Chat(Base):
     first_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
     memory_paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    person_id: Mapped[str | None] = mapped_column(String(32), index=True)  # the other person, 1:1
     created_at: Mapped[datetime | None] = mapped_column(DateTime)  # agent sessions
     seq: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -86,6 +90,7 @@ class Message(Base):
     ordinal: Mapped[int] = mapped_column(Integer, default=0)  # order within the same instant
     sender: Mapped[str] = mapped_column(Text)
     sender_handle: Mapped[str | None] = mapped_column(Text)
+    person_id: Mapped[str | None] = mapped_column(String(32), index=True)  # who `sender` is
     text: Mapped[str] = mapped_column(Text, default="")
     kind: Mapped[str] = mapped_column(String(8), default="text")
     guid: Mapped[str | None] = mapped_column(Text)

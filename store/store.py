@@ -223,7 +223,7 @@ class Store:
                 run_id = conn.execute(runs.insert().values(
                     path=key, platform=importer.platform, started_at=_utcnow(), status="running",
                     report={})).inserted_primary_key[0]
-                ingest = Ingest(conn, report, run_id, on_progress)
+                ingest = Ingest(conn, report, run_id, on_progress, run_options)
                 ingest.feed(importer.read(path, run_options))
                 state = ingest.state.state if ingest.state else (known.state if known else {})
                 report.run_id = run_id
@@ -294,9 +294,11 @@ class Store:
 
     def _index_docs(self, conn: Connection, since: int) -> Iterator[IndexDoc]:
         mt, ct, ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
-        chats = {r.id: r for r in conn.execute(select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform))}
+        names = display_names(conn)
+        chats = {r.id: r for r in conn.execute(
+            select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform, ch.c.person_id))}
         q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
-                    mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
+                    mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
              .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
         for r in conn.execute(q):
             chat = chats.get(r.chat_id)
@@ -306,15 +308,18 @@ class Store:
                 poll = extra["poll"]
                 text = " ".join([text, str(poll.get("question", ""))] +
                                 [str(o.get("text", "")) for o in poll.get("options", [])])
-            yield IndexDoc(id=r.id, text=text, sender=r.sender, chat=chat.name if chat else "",
+            sender = names.get(r.person_id, r.sender) if r.person_id else r.sender
+            yield IndexDoc(id=r.id, text=text, sender=sender if sender == r.sender else f"{sender} {r.sender}",
+                           chat=chat_display(chat, names) if chat else "",
                            platform=r.platform, source=r.chat_id,
-                           sender_keys=[r.sender, r.sender_handle or ""],
+                           sender_keys=[r.sender, r.sender_handle or "", sender],
+                           person=r.person_id,
                            group=bool(chat.is_group) if chat else False, kind=r.kind, when=r.sent_at)
         q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
         for r in conn.execute(q):
             chat = chats.get(r.chat_id)
             text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
-            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat.name if chat else "",
+            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_display(chat, names) if chat else "",
                            platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
                            group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
 
@@ -325,6 +330,19 @@ class Store:
         seq = next_seq(conn)
         mt = m.Message.__table__
         conn.execute(mt.update().where(mt.c.id.in_(message_ids)).values(seq=seq))
+
+
+def display_names(conn: Connection) -> dict[str, str]:
+    """person id -> the name to show (the owner stays `me`)."""
+    pt = m.Person.__table__
+    return {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
+
+
+def chat_display(chat, names: dict[str, str]) -> str:
+    """A one-to-one chat shows its person's name once known; a group keeps its own."""
+    if chat is not None and not chat.is_group and chat.person_id and chat.person_id in names:
+        return names[chat.person_id]
+    return chat.name if chat is not None else ""
 
 
 def _explain_write_error(e: Exception) -> str:
