@@ -114,3 +114,51 @@ def test_a_search_too_large_for_one_response_arrives_cut_through_the_server(cli,
     assert result["total"] == 12 and result["has_more"] is True
     assert 1 <= len(result["results"]) < 12
     assert len(dumps(result)) <= MAX_RESULT_CHARS
+
+
+def test_a_tool_call_does_not_wait_for_another_process_indexing(cli, home):
+    """An import indexing in another process holds the index lock; the server answers anyway."""
+    import threading
+
+    import anyio
+    from server_helpers import FIXTURE_CONFIG, TELEGRAM_JSONL, check_result
+
+    from chatmem.config import load_config
+    from chatmem.store import Store
+    from chatmem.store.db import current_seq
+    from chatmem.store.store import INDEX_LOCK, FileLock
+
+    cli("--config", str(FIXTURE_CONFIG), "import", str(TELEGRAM_JSONL))
+    config = load_config(FIXTURE_CONFIG)
+    store = Store.open(home, config)
+    hit = check_result("search_memory", anyio.run(_call, store, config, "thermos"))["results"][0]
+    with store.write() as conn:  # the database is now ahead of the index
+        store.mark_changed(conn, [hit["id"]])
+    other = FileLock(home / INDEX_LOCK)
+    assert other.acquire(wait=False)
+    # a safety net, so that a server that does wait finishes the test instead of hanging it
+    release = threading.Timer(30, other.release)
+    release.start()
+    during = anyio.run(_call, store, config, "thermos")
+    answered_while_locked = release.is_alive()
+    release.cancel()
+    if answered_while_locked:
+        other.release()
+    assert answered_while_locked
+    try:
+        assert check_result("search_memory", during)["total"] == 1
+        after = anyio.run(_call, store, config, "thermos")
+        assert check_result("search_memory", after)["total"] == 1
+        with store.read() as conn:
+            assert store.index.seq == current_seq(conn)  # and now it has caught up
+    finally:
+        store.close()
+
+
+async def _call(store, config, query):
+    from mcp import Client
+
+    from chatmem.tools.server import build_server
+
+    async with Client(build_server(store, config.seat(None))) as client:
+        return await client.call_tool("search_memory", {"query": query})

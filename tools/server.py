@@ -92,7 +92,14 @@ class ToolRunner:
 
     def catch_up(self) -> None:
         """See what another process imported since the last call (cheap when nothing did)."""
-        self.store.catch_up_index()
+        from chatmem.store.store import INDEX_LOCK, FileLock
+
+        indexing = FileLock(self.store.home / INDEX_LOCK)
+        if indexing.acquire(wait=False):
+            indexing.release()
+            self.store.catch_up_index()
+        # else an import in another process is indexing right now: answer from what is
+        # indexed already rather than stall the assistant until it ends; the next call catches up
         self.store.index.refresh()
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
