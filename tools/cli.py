@@ -183,5 +183,5 @@ def main() -> None:
     cli(prog_name="chatmem")
 
 
-from . import commands  # noqa: E402,F401  (registers the read/write tool commands on `cli`)
-from . import server  # noqa: E402,F401
+# the modules below register their commands on `cli`
+from . import commands, people_cmd, server  # noqa: E402,F401
