@@ -142,11 +142,13 @@ class Ingest:
         self.chat_names: dict[str, str] = {}
         self.state: rec.SourceState | None = None
         self.count = 0
+        self.records = 0  # anything the importer yielded at all
         self.ordinal = 0
 
     # -- dispatch
     def feed(self, records: Iterable[rec.Record]) -> None:
         for r in records:
+            self.records += 1
             if isinstance(r, rec.Message):
                 self.messages.append(r)
                 if len(self.messages) >= BATCH:

@@ -225,6 +225,9 @@ class Store:
                     report={})).inserted_primary_key[0]
                 ingest = Ingest(conn, report, run_id, on_progress, run_options)
                 ingest.feed(importer.read(path, run_options))
+                if ingest.records == 0:
+                    raise FormatError(f"{path}: found nothing to import (an empty file, or not "
+                                      f"a {importer.platform} export?)")
                 state = ingest.state.state if ingest.state else (known.state if known else {})
                 report.run_id = run_id
                 report.seconds = time.monotonic() - started
