@@ -218,6 +218,9 @@ def test_reimport_of_a_grown_database_reads_new_rows_and_late_changes(tmp_path: 
     group = db.conn.execute("SELECT ROWID FROM chat WHERE guid = ?", (sc.group_chat,)).fetchone()[0]
     ben = db.conn.execute("SELECT ROWID FROM handle WHERE id = ?", (BEN,)).fetchone()[0]
     db.message("NEW-1", t(52), group, ben, text="Sunday works too")
+    anna_chat = db.conn.execute("SELECT ROWID FROM chat WHERE guid = ?", (sc.anna_chat,)).fetchone()[0]
+    doc = db.conn.execute("SELECT ROWID FROM message WHERE guid = ?", (g["doc"],)).fetchone()[0]
+    db.recently_deleted(doc, anna_chat, t(54), "the plan")
     db.message("NEW-TAPBACK", t(53), group, from_me=True, text="Laughed at “Hello everyone”",
                associated_message_guid="p:0/" + g["group_hi"], associated_message_type=2003)  # fmt: skip
     db.close()
@@ -225,7 +228,8 @@ def test_reimport_of_a_grown_database_reads_new_rows_and_late_changes(tmp_path: 
     again = read(sc.path, state)
     check_chats_come_first(again)
     msgs = messages(again)
-    assert set(msgs) == {g["reply"], g["hello"], "NEW-1"}
+    assert set(msgs) == {g["reply"], g["hello"], g["doc"], "NEW-1"}
+    assert msgs[g["doc"]].deleted and msgs[g["doc"]].chat_id == chat_id("imessage", sc.anna_chat)
     assert msgs[g["reply"]].edited and msgs[g["reply"]].text == "Great, I'll bring tea"
     assert [v.text for v in msgs[g["reply"]].versions] == ["Great, I'll bring coffee"]
     assert msgs[g["hello"]].deleted
