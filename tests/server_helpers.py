@@ -145,6 +145,40 @@ async def http_client(url: str, token: str | None):
             yield client
 
 
+class SyncClient:
+    """The SDK's client driven from plain (sync) tests: its event loop runs in a portal thread,
+    so one server can serve every test of a module."""
+
+    def __init__(self, portal, client: Client):
+        self.portal = portal
+        self.client = client
+
+    def tools(self) -> list:
+        return self.portal.call(self.client.list_tools).tools
+
+    def call(self, name: str, **args: Any):
+        """The raw CallToolResult (to look at errors)."""
+        return self.portal.call(self.client.call_tool, name, args)
+
+    def result(self, name: str, **args: Any) -> dict:
+        """A successful call's structured content, validated against the tool's schema."""
+        return check_result(name, self.call(name, **args))
+
+
+@contextmanager
+def session(client: Client):
+    """Enter `client` (a stdio or HTTP client) for the duration of the block."""
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(client) as entered:
+            yield SyncClient(portal, entered)
+
+
+def http_session(url: str, token: str | None):
+    return session(http_client(url, token))
+
+
 def result_schemas() -> dict[str, dict]:
     from chatmem.tools.types import RESULT_SCHEMAS
 

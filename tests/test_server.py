@@ -1,5 +1,7 @@
 """`chatmem serve` over stdio, through the MCP SDK's own client: the tools, their schemas,
-every tool called on an imported fixture, errors the model can read, and a concurrent import."""
+every tool called on an imported fixture, errors the model can read, and a concurrent import.
+
+One server process per seat serves the whole module, as an assistant's client would keep it."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ from server_helpers import (
     WRITE_TOOLS,
     chatmem,
     check_listing,
-    check_result,
     import_into,
+    session,
     stdio_client,
     write_jsonl,
 )
@@ -25,12 +27,21 @@ def home(tmp_path_factory):
     return home
 
 
-def test_owner_sees_every_tool_with_schemas_and_annotations(home):
-    async def main():
-        async with stdio_client(home) as client:
-            return (await client.list_tools()).tools
+@pytest.fixture(scope="module")
+def owner(home):
+    """`chatmem serve` as the default seat: the owner, who sees everything and may write."""
+    with session(stdio_client(home)) as client:
+        yield client
 
-    tools = check_listing(anyio.run(main))
+
+@pytest.fixture(scope="module")
+def assistant(home):
+    with session(stdio_client(home, seat="assistant")) as client:
+        yield client
+
+
+def test_owner_sees_every_tool_with_schemas_and_annotations(owner):
+    tools = check_listing(owner.tools())
     assert set(tools) == READ_TOOLS | WRITE_TOOLS
     search = tools["search_memory"].input_schema["properties"]
     assert search["limit"]["default"] == 10
@@ -44,41 +55,30 @@ def test_owner_sees_every_tool_with_schemas_and_annotations(home):
     assert set(tools["save_memory"].input_schema["required"]) == {"conversation_id", "text", "cites"}
 
 
-def test_every_tool_on_the_imported_fixture(home):
+def test_every_tool_on_the_imported_fixture(owner):
     """Reads and writes as the owner; each result validates against the tool's JSON Schema."""
+    out = {}
 
-    async def main():
-        out = {}
-        async with stdio_client(home) as client:
-            async def call(name, **args):
-                out[name] = check_result(name, await client.call_tool(name, args))
-                return out[name]
+    def call(name, **args):
+        out[name] = owner.result(name, **args)
+        return out[name]
 
-            chats = await call("list_chats", query="hiking")
-            source = chats["chats"][0]["source"]
-            hits = await call("search_memory", query="thermos coffee", limit=5)
-            hit = hits["results"][0]
-            await call("get_context", memory_id=hit["id"], before=2, after=2)
-            digest = await call("get_conversation_context", conversation_id=source, token_budget=500)
-            newest = digest["items"][0]  # newest first
-            newest_id = newest.get("id") or newest["call_id"]
-            await call("get_conversation_history", conversation_id=source, max_turns=3)
-            await call("read_raw_data", record_id=hit["id"])
-            session = await call("start_conversation", subject="planning the Zugspitze hike")
-            cid = session["conversation_id"]
-            await call("log_conversation_turn", conversation_id=cid, role="user",
-                       content="who brings coffee?", refs=[hit["id"]])
-            await call("save_memory", conversation_id=source,
-                       text="Ben brings coffee; they meet at the cable car.",
-                       cites=[hit["id"], newest_id])
-            out["memory"] = check_result("get_conversation_context", await client.call_tool(
-                "get_conversation_context", {"conversation_id": source, "include_memory": True}))
-            out["session"] = check_result("get_conversation_history", await client.call_tool(
-                "get_conversation_history", {"conversation_id": cid}))
-        return out, hit, newest_id
+    source = call("list_chats", query="hiking")["chats"][0]["source"]
+    hit = call("search_memory", query="thermos coffee", limit=5)["results"][0]
+    call("get_context", memory_id=hit["id"], before=2, after=2)
+    newest = call("get_conversation_context", conversation_id=source, token_budget=500)["items"][0]
+    newest_id = newest.get("id") or newest["call_id"]  # newest first
+    call("get_conversation_history", conversation_id=source, max_turns=3)
+    call("read_raw_data", record_id=hit["id"])
+    cid = call("start_conversation", subject="planning the Zugspitze hike")["conversation_id"]
+    call("log_conversation_turn", conversation_id=cid, role="user", content="who brings coffee?",
+         refs=[hit["id"]])
+    call("save_memory", conversation_id=source, text="Ben brings coffee; they meet at the cable car.",
+         cites=[hit["id"], newest_id])
+    memory = owner.result("get_conversation_context", conversation_id=source, include_memory=True)
+    logged = owner.result("get_conversation_history", conversation_id=cid)
 
-    out, hit, newest_id = anyio.run(main)
-    assert set(out) >= READ_TOOLS | WRITE_TOOLS
+    assert set(out) == READ_TOOLS | WRITE_TOOLS
     assert [c["chat"] for c in out["list_chats"]["chats"]] == ["Hiking club"]
     assert hit["sender"] == "Ben Ortiz" and "coffee" in hit["content"]
     assert [m["hit"] for m in out["get_context"]["messages"]].count(True) == 1
@@ -89,64 +89,41 @@ def test_every_tool_on_the_imported_fixture(home):
     assert out["read_raw_data"]["ok"] and out["read_raw_data"]["id"] == hit["id"]
     assert out["log_conversation_turn"]["turnNumber"] == 1
     # it cites the newest item, so nothing newer has arrived: fresh
-    assert out["memory"]["memory"]["status"] == "ok"
-    assert out["memory"]["memory"]["cites"] == [hit["id"], newest_id]
-    assert [t["content"] for t in out["session"]["turns"]] == ["who brings coffee?"]
+    assert memory["memory"]["status"] == "ok"
+    assert memory["memory"]["cites"] == [hit["id"], newest_id]
+    assert [t["content"] for t in logged["turns"]] == ["who brings coffee?"]
 
 
-def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(home):
-    async def main():
-        async with stdio_client(home) as client:
-            out_of_range = await client.call_tool("search_memory", {"query": "coffee", "limit": 99})
-            bad_date = await client.call_tool("search_memory", {"query": "coffee", "since": "soon"})
-            unknown = await client.call_tool("read_raw_data", {"record_id": "m_doesnotexist"})
-            still = await client.call_tool("search_memory", {"query": "coffee"})
-            return out_of_range, bad_date, unknown, still
-
-    out_of_range, bad_date, unknown, still = anyio.run(main)
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(owner):
+    out_of_range = owner.call("search_memory", query="coffee", limit=99)
     assert out_of_range.is_error and "limit" in out_of_range.content[0].text
+    bad_date = owner.call("search_memory", query="coffee", since="soon")
     assert bad_date.is_error and "since must be an ISO 8601 date" in bad_date.content[0].text
+    missing_arg = owner.call("get_context")
+    assert missing_arg.is_error and "memory_id" in missing_arg.content[0].text
     # an unknown id is an answer, not a failure (SPEC read_raw_data)
-    missing = check_result("read_raw_data", unknown)
-    assert missing["ok"] is False and missing["error"]
-    assert check_result("search_memory", still)["results"]
+    unknown = owner.result("read_raw_data", record_id="m_doesnotexist")
+    assert unknown["ok"] is False and unknown["error"]
+    assert owner.result("search_memory", query="coffee")["results"]
 
 
-def test_a_seat_that_may_not_write_sees_only_the_reads(home):
-    async def main():
-        async with stdio_client(home, seat="assistant") as client:
-            names = {t.name for t in (await client.list_tools()).tools}
-            chats = await client.call_tool("list_chats", {})
-            write = await client.call_tool("start_conversation", {"subject": "x"})
-            return names, chats, write
-
-    names, chats, write = anyio.run(main)
-    assert names == READ_TOOLS
+def test_a_seat_that_may_not_write_sees_only_the_reads(assistant):
+    assert set(check_listing(assistant.tools())) == READ_TOOLS
     # the assistant seat excludes "Dentist reminders"
-    seen = [c["chat"] for c in check_result("list_chats", chats)["chats"]]
+    seen = [c["chat"] for c in assistant.result("list_chats")["chats"]]
     assert "Hiking club" in seen and "Dentist reminders" not in seen
-    assert write.is_error
+    assert assistant.call("start_conversation", subject="x").is_error
 
 
-def test_messages_a_concurrent_import_adds_become_visible(home, tmp_path):
+def test_messages_a_concurrent_import_adds_become_visible(owner, home, tmp_path):
     new = write_jsonl(tmp_path / "later.jsonl", "Ski trip", [
         ("Dana Kim", "2024-12-01T10:00:00+01:00", "The gondola opens at eight, bring the avalanche beacon"),
     ])
-
-    async def main():
-        async with stdio_client(home) as client:
-            before = check_result("search_memory", await client.call_tool(
-                "search_memory", {"query": "avalanche beacon"}))
-            await anyio.to_thread.run_sync(import_into, home, new)
-            after = check_result("search_memory", await client.call_tool(
-                "search_memory", {"query": "avalanche beacon"}))
-            chats = check_result("list_chats", await client.call_tool("list_chats", {}))
-            return before, after, chats
-
-    before, after, chats = anyio.run(main)
-    assert before["total"] == 0
+    assert owner.result("search_memory", query="avalanche beacon")["total"] == 0
+    import_into(home, new)  # another process, while the server runs
+    after = owner.result("search_memory", query="avalanche beacon")
     assert after["total"] == 1 and after["results"][0]["chat"] == "Ski trip"
-    assert "Ski trip" in [c["chat"] for c in chats["chats"]]
+    assert "Ski trip" in [c["chat"] for c in owner.result("list_chats")["chats"]]
 
 
 def test_argument_ranges_in_the_schemas_are_the_ones_the_library_checks(store):

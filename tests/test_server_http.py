@@ -14,9 +14,9 @@ from server_helpers import (
     WRITE_TOOLS,
     chatmem,
     check_listing,
-    check_result,
     http_client,
     http_server,
+    http_session,
 )
 
 WRONG_TOKEN = "not-a-seat-token-5e0b7f"
@@ -57,70 +57,60 @@ def test_the_sdk_client_with_a_wrong_token_cannot_connect(server):
         anyio.run(main)
 
 
-def test_each_seat_sees_its_own_tools(server):
-    async def main(token):
-        async with http_client(server.url, token) as client:
-            return (await client.list_tools()).tools
-
-    assistant = check_listing(anyio.run(main, ASSISTANT_TOKEN))
-    notebook = check_listing(anyio.run(main, NOTEBOOK_TOKEN))
-    assert set(assistant) == READ_TOOLS
-    assert set(notebook) == READ_TOOLS | WRITE_TOOLS
+@pytest.fixture(scope="module")
+def assistant(server):
+    with http_session(server.url, ASSISTANT_TOKEN) as client:
+        yield client
 
 
-def test_every_tool_over_http_as_a_seat_that_may_write(server):
-    async def main():
-        out = {}
-        async with http_client(server.url, NOTEBOOK_TOKEN) as client:
-            async def call(name, **args):
-                out[name] = check_result(name, await client.call_tool(name, args))
-                return out[name]
+@pytest.fixture(scope="module")
+def notebook(server):
+    with http_session(server.url, NOTEBOOK_TOKEN) as client:
+        yield client
 
-            chats = (await call("list_chats"))["chats"]
-            source = next(c["source"] for c in chats if c["chat"] == "Hiking club")
-            hit = (await call("search_memory", query="Zugspitze", sort="newest"))["results"][0]
-            await call("get_context", memory_id=hit["id"])
-            items = (await call("get_conversation_context", conversation_id=source))["items"]
-            await call("get_conversation_history", conversation_id=source)
-            call_id = next(i["call_id"] for i in items if i["type"] == "call")
-            await call("read_raw_data", record_id=call_id, max_chars=20)
-            cid = (await call("start_conversation"))["conversation_id"]
-            await call("log_conversation_turn", conversation_id=cid, role="assistant",
-                       content="Noted: meet at the cable car.", refs=[call_id])
-            await call("save_memory", conversation_id=source, text="Meet at the cable car.",
-                       cites=[call_id])
-        return out
 
-    out = anyio.run(main)
+def test_each_seat_sees_its_own_tools(assistant, notebook):
+    assert set(check_listing(assistant.tools())) == READ_TOOLS
+    assert set(check_listing(notebook.tools())) == READ_TOOLS | WRITE_TOOLS
+
+
+def test_every_tool_over_http_as_a_seat_that_may_write(notebook):
+    out = {}
+
+    def call(name, **args):
+        out[name] = notebook.result(name, **args)
+        return out[name]
+
+    chats = call("list_chats")["chats"]
+    source = next(c["source"] for c in chats if c["chat"] == "Hiking club")
+    hit = call("search_memory", query="Zugspitze", sort="newest")["results"][0]
+    call("get_context", memory_id=hit["id"])
+    items = call("get_conversation_context", conversation_id=source)["items"]
+    call("get_conversation_history", conversation_id=source)
+    call_id = next(i["call_id"] for i in items if i["type"] == "call")
+    call("read_raw_data", record_id=call_id, max_chars=20)
+    cid = call("start_conversation")["conversation_id"]
+    call("log_conversation_turn", conversation_id=cid, role="assistant",
+         content="Noted: meet at the cable car.", refs=[call_id])
+    call("save_memory", conversation_id=source, text="Meet at the cable car.", cites=[call_id])
+
     assert set(out) == READ_TOOLS | WRITE_TOOLS
     raw = out["read_raw_data"]
     assert raw["type"] == "call" and raw["truncated"] is True and len(raw["content"]) == 20
 
 
-def test_a_seat_sees_only_its_chats_and_cannot_call_write_tools(server):
-    async def main():
-        async with http_client(server.url, ASSISTANT_TOKEN) as client:
-            chats = await client.call_tool("list_chats", {})
-            dentist = await client.call_tool("search_memory", {"query": "dentist"})
-            write = await client.call_tool("start_conversation", {"subject": "sneaky"})
-            return chats, dentist, write
-
-    chats, dentist, write = anyio.run(main)
-    assert [c["chat"] for c in check_result("list_chats", chats)["chats"]] == ["Hiking club"]
-    assert check_result("search_memory", dentist)["total"] == 0
-    assert write.is_error
+def test_a_seat_sees_only_its_chats_and_cannot_call_write_tools(assistant):
+    assert [c["chat"] for c in assistant.result("list_chats")["chats"]] == ["Hiking club"]
+    assert assistant.result("search_memory", query="dentist")["total"] == 0
+    assert assistant.call("start_conversation", subject="sneaky").is_error
 
 
-def test_no_token_ever_reaches_the_log(server):
+def test_no_token_ever_reaches_the_log(server, assistant):
     for token in (WRONG_TOKEN, ASSISTANT_TOKEN):
         httpx2.post(server.url, json=PING, headers={"Authorization": f"Bearer {token}x"}, timeout=10)
     httpx2.post(f"{server.url}?token={WRONG_TOKEN}", json=PING, timeout=10)
 
-    async def main():
-        async with http_client(server.url, ASSISTANT_TOKEN) as client:
-            await client.call_tool("search_memory", {"query": "coffee", "limit": 500})
-
-    anyio.run(main)
+    assistant.call("search_memory", query="coffee", limit=500)
     log = server.stderr()
     assert "refused POST /mcp from 127.0.0.1" in log  # refusals are logged...
     for secret in (WRONG_TOKEN, ASSISTANT_TOKEN, NOTEBOOK_TOKEN):
@@ -131,12 +121,9 @@ def test_seat_limits_the_http_server_to_one_seat(tmp_path):
     home = tmp_path / "home"
     chatmem(home, "import", str(TELEGRAM_JSONL))
 
-    async def names(url, token):
-        async with http_client(url, token) as client:
-            return {t.name for t in (await client.list_tools()).tools}
-
     with http_server(home, tmp_path / "server.log", seat="assistant") as srv:
-        assert anyio.run(names, srv.url, ASSISTANT_TOKEN) == READ_TOOLS
+        with http_session(srv.url, ASSISTANT_TOKEN) as client:
+            assert {t.name for t in client.tools()} == READ_TOOLS
         r = httpx2.post(srv.url, json=PING, timeout=10,
                         headers={"Authorization": f"Bearer {NOTEBOOK_TOKEN}"})
         assert r.status_code == 401
