@@ -456,3 +456,13 @@ def test_live_database_shows_writes_still_in_its_log(tmp_path: Path) -> None:
         assert _files(copy) == ["chat.db", "chat.db-wal"]
     finally:
         app.close()
+
+
+@pytest.mark.parametrize("module", ["typedstream", "body", "summary_info", "chatdb", "events",
+                                    "dates", "backup"])  # fmt: skip
+def test_docstring_examples_hold(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"chatmem.importers.imessage.{module}"))
+    assert result.failed == 0 and result.attempted > 0

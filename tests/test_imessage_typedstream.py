@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from imessage_builders import attachment_body, attributed_body, mention_body
 
+from chatmem.importers.imessage.body import decode_attributed_body
 from chatmem.importers.imessage.typedstream import (
     ArchivedObject,
     TypedStreamError,
-    decode_attributed_body,
     parse,
     split_types,
 )

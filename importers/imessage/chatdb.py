@@ -31,15 +31,11 @@ from ..base import (
     message_id_from_guid,
 )
 from . import sqlite
+from .body import APP_BALLOON, OBJECT_REPLACEMENT, Body, decode_attributed_body
 from .dates import apple_time
+from .events import TAPBACK_KINDS, group_event, group_event_text, tapback_emoji, tapback_target
 from .summary_info import parse_summary_info
-from .typedstream import (
-    APP_BALLOON,
-    OBJECT_REPLACEMENT,
-    Body,
-    TypedStreamError,
-    decode_attributed_body,
-)
+from .typedstream import TypedStreamError
 
 PLATFORM = "imessage"
 
@@ -58,58 +54,10 @@ OPTIONAL_MESSAGE_COLUMNS = (
     "associated_message_emoji",  # macOS 14 / iOS 17
 )  # fmt: skip
 
-# associated_message_type: tapbacks 2000-2007, their removals 3000-3007.
-TAPBACK_LOVE = 2000
-TAPBACK_LIKE = 2001
-TAPBACK_DISLIKE = 2002
-TAPBACK_LAUGH = 2003
-TAPBACK_EMPHASIZE = 2004
-TAPBACK_QUESTION = 2005
-TAPBACK_EMOJI = 2006  # the emoji is in associated_message_emoji
-TAPBACK_STICKER = 2007
-TAPBACK_REMOVED_OFFSET = 1000  # 3000 removes 2000, ...
-TAPBACK_KINDS = frozenset(range(TAPBACK_LOVE, TAPBACK_STICKER + 1)) | frozenset(
-    range(TAPBACK_LOVE + TAPBACK_REMOVED_OFFSET, TAPBACK_STICKER + TAPBACK_REMOVED_OFFSET + 1)
-)
-TAPBACK_EMOJI_TEXT = {
-    TAPBACK_LOVE: "❤️",
-    TAPBACK_LIKE: "👍",
-    TAPBACK_DISLIKE: "👎",
-    TAPBACK_LAUGH: "😂",
-    TAPBACK_EMPHASIZE: "‼️",
-    TAPBACK_QUESTION: "❓",
-    TAPBACK_STICKER: "sticker",
-}
-
-# (item_type, group_action_type) of group events; item_type 2 is a rename whatever the action.
-ITEM_PARTICIPANT = 1
-ITEM_RENAME = 2
-ITEM_GROUP_ACTION = 3
-GROUP_EVENTS = {
-    (ITEM_PARTICIPANT, 0): "added",
-    (ITEM_PARTICIPANT, 1): "removed",
-    (ITEM_GROUP_ACTION, 0): "left",
-    (ITEM_GROUP_ACTION, 1): "icon_changed",
-    (ITEM_GROUP_ACTION, 2): "icon_removed",
-}
-
 CHUNK = 500  # rowids per `IN (...)` query (SQLite allows 999 parameters in old versions)
 CHAT_STYLE_GROUP = 43  # chat.style; 45 is one-to-one
 ORPHAN_PREFIX = "orphan:"  # key of the chat for messages that no chat joins
 UNKNOWN_SENDER = "unknown"
-
-
-def tapback_target(associated_guid: str) -> str:
-    """'p:0/GUID' or 'bp:GUID' → 'GUID'.
-
-    >>> tapback_target("p:1/6A1B-22"), tapback_target("bp:6A1B-22"), tapback_target("6A1B")
-    ('6A1B-22', '6A1B-22', '6A1B')
-    """
-    if associated_guid.startswith("p:"):
-        return associated_guid.partition("/")[2] or associated_guid
-    if associated_guid.startswith("bp:"):
-        return associated_guid[3:]
-    return associated_guid
 
 
 def handle_key(handle: str) -> str:
@@ -473,58 +421,30 @@ class ChatDb:
 
     def _reaction(self, row: dict[str, Any], kind: int, sender: str,
                   sender_handle: str | None, sent_at: Any) -> Reaction:  # fmt: skip
-        removed = kind >= TAPBACK_LOVE + TAPBACK_REMOVED_OFFSET
-        base = kind - TAPBACK_REMOVED_OFFSET if removed else kind
-        if base == TAPBACK_EMOJI:
-            emoji = row.get("associated_message_emoji") or "?"
-        else:
-            emoji = TAPBACK_EMOJI_TEXT.get(base, "?")
+        emoji, removed = tapback_emoji(kind, row.get("associated_message_emoji"))
         self.counts.reactions += 1
-        return Reaction(
-            emoji=emoji,
-            sender=sender,
-            timestamp=sent_at,
-            removed=removed,
-            target_id=message_id_from_guid(
-                PLATFORM, tapback_target(row["associated_message_guid"])
-            ),
-            sender_handle=sender_handle,
-        )
+        target = tapback_target(row["associated_message_guid"])
+        return Reaction(emoji=emoji, sender=sender, timestamp=sent_at, removed=removed,
+                        target_id=message_id_from_guid(PLATFORM, target),
+                        sender_handle=sender_handle)  # fmt: skip
 
     def _group_event(self, msg: Message, row: dict[str, Any], item_type: int,
                      extra: dict[str, Any]) -> None:  # fmt: skip
-        action = row.get("group_action_type") or 0
-        event = "renamed" if item_type == ITEM_RENAME else GROUP_EVENTS.get((item_type, action))
+        event = group_event(item_type, row.get("group_action_type") or 0)
         if event is None:  # other item types (location sharing, kept audio...): keep as they are
             extra["item_type"] = item_type
             if not msg.text:
                 msg.kind = "system"
             return
-        actor = msg.sender
         target = self.handles.get(row.get("other_handle") or 0)
+        title = row.get("group_title") or ""
         extra["event"] = event
         if target:
             extra["target"] = target
-        if event == "added":
-            text = f"{actor} added {target or 'someone'}"
-        elif event == "removed":
-            text = f"{actor} removed {target or 'someone'}"
-        elif event == "left":
-            text = f"{actor} left the group"
-        elif event == "renamed":
-            title = row.get("group_title") or ""
+        if event == "renamed":
             extra["title"] = title
-            text = (
-                f"{actor} renamed the group to {title}"
-                if title
-                else f"{actor} removed the group name"
-            )
-        elif event == "icon_changed":
-            text = f"{actor} changed the group photo"
-        else:
-            text = f"{actor} removed the group photo"
         msg.kind = "system"
-        msg.text = text
+        msg.text = group_event_text(event, msg.sender, target, title)
 
     def _edits(self, msg: Message, row: dict[str, Any], extra: dict[str, Any],
                raw_extra: dict[str, Any]) -> None:  # fmt: skip

@@ -18,8 +18,9 @@ import plistlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .body import OBJECT_REPLACEMENT, decode_attributed_body
 from .dates import apple_time
-from .typedstream import OBJECT_REPLACEMENT, TypedStreamError, decode_attributed_body
+from .typedstream import TypedStreamError
 
 KEY_PARTS = "otr"
 KEY_EDITS = "ec"
