@@ -7,10 +7,10 @@ Every dict forbids keys the SPEC does not list (`additionalProperties: false`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, TypeAdapter
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 STRICT = ConfigDict(extra="forbid")
 
