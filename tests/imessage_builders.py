@@ -649,3 +649,19 @@ def build_fixture(folder: Path) -> tuple[Path, Path]:
                  unique_id="F-CALL-2"),
     ], page_size=512)  # fmt: skip
     return folder / "chat.db", folder / "CallHistory.storedata"
+
+
+def plain_records(records: list) -> list[dict]:
+    """Records as JSON-able dicts for golden files: without `raw` (the row as the database
+    wrote it) and without paths of this machine."""
+    import dataclasses
+    import json
+
+    out = []
+    for r in records:
+        d = dataclasses.asdict(r)
+        d.pop("raw", None)
+        if "where" in d:
+            d["where"] = Path(d["where"]).name
+        out.append({"record": type(r).__name__, **d})
+    return json.loads(json.dumps(out, default=lambda o: o.isoformat(), ensure_ascii=False))

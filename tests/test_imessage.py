@@ -22,6 +22,8 @@ from imessage_builders import (
     build_backup,
     build_call_history,
     build_chat_db,
+    build_fixture,
+    plain_records,
     summary_info,
     t,
 )
@@ -390,6 +392,20 @@ def test_summary_info_plist_unreadable_keeps_the_message(tmp_path: Path) -> None
     [msg] = of(read(tmp_path / "chat.db"), Message)
     assert msg.text == "still here" and msg.edited
     assert "problems" in msg.extra
+
+
+# ------------------------------------------------------------------ the committed fixture
+
+
+def test_fixture_reads_to_its_golden_records() -> None:
+    expected = json.loads((FIXTURE_DB.parent / "expected.json").read_text(encoding="utf-8"))
+    assert plain_records(read(FIXTURE_DB)) == expected
+
+
+def test_fixture_is_what_the_builder_writes(tmp_path: Path) -> None:
+    """fixtures/imessage/build_fixture.py regenerates the committed files."""
+    db, _calls = build_fixture(tmp_path)
+    assert plain_records(read(db)) == plain_records(read(FIXTURE_DB))
 
 
 # ------------------------------------------------------------------ end to end
