@@ -1,0 +1,527 @@
+"""WhatsApp "Export chat" importer: `_chat.txt` / `WhatsApp Chat with NAME.txt`, or a .zip.
+
+    >>> from chatmem.importers.base import ImportOptions, Message
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "WhatsApp Chat with Anna Berg.txt"
+    >>> _ = p.write_text("31/12/23, 23:59 - Anna Berg: Happy new year\\n5/6 of us made it\\n")
+    >>> [(m.sender, m.text) for m in WhatsAppImporter().read(p, ImportOptions())
+    ...  if isinstance(m, Message)]
+    [('Anna Berg', 'Happy new year\\n5/6 of us made it')]
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from chatmem.errors import ArgumentError, FormatError
+
+from .base import (
+    OWNER,
+    Attachment,
+    Call,
+    Chat,
+    ImportOptions,
+    Message,
+    Occurrences,
+    Problem,
+    Record,
+    SourceState,
+    call_id,
+    message_id_from_content,
+)
+from .whatsapp_events import (
+    DELETED,
+    EDITED_SUFFIX_RE,
+    LIVE_LOCATION,
+    MIME_TYPES,
+    MISSED_CALLS,
+    Event,
+    body_key,
+    classify_event,
+    location,
+    media_placeholder,
+    poll,
+)
+from .whatsapp_header import (
+    HEADER_START,
+    INVISIBLE,
+    ODD_SPACES,
+    ORDER_NAMES,
+    Header,
+    date_for,
+    for_matching,
+    infer_date_orders,
+    match_header,
+    parse_date_format,
+    raw_offset,
+)
+from .whatsapp_source import ChatText, chat_texts, decode, looks_like_chat, zip_has_chat
+
+PLATFORM = "whatsapp"
+GROUP_EVENTS = frozenset({"created", "added", "removed", "left", "subject", "icon", "description"})
+DELETED_TOKEN = "\x00deleted"  # id text of a tombstone, whatever its language
+MEDIA_TOKEN = "\x00media"  # id text of an attachment, with or without the file in the export
+_SOURCE_ID_RE = re.compile(r"^s_[0-9a-f]{16}$")
+_PHONE_RE = re.compile(r"^\+?[\d\s().-]{7,}$")
+_QUOTES = frozenset("\"“”„«»")
+_TRAILING = " \t" + INVISIBLE + ODD_SPACES
+
+
+@lru_cache(maxsize=4096)
+def name_key(name: str) -> str:
+    """A name as compared and as used in chat keys: NFKC, no invisible marks, case-folded.
+
+    >>> name_key("\u202aBook\u00a0Club\u202c "), name_key("Book_Club")
+    ('book club', 'book club')
+    """
+    text = unicodedata.normalize("NFKC", for_matching(name)).replace("_", " ")
+    return " ".join(text.casefold().split())
+
+
+@lru_cache(maxsize=4096)
+def _phone_handle(name: str) -> str | None:
+    if not _PHONE_RE.match(name):
+        return None
+    digits = re.sub(r"\D", "", name)
+    return ("+" + digits if name.lstrip().startswith("+") else digits) if len(digits) >= 7 else None
+
+
+class _Entry:
+    """One header's record while the chat is parsed (before it becomes a Message/Call)."""
+
+    __slots__ = (
+        "line", "end_line", "header", "dt", "author", "body_norm", "body_raw", "lrm",
+        "kind", "event", "extra", "media", "call", "deleted",
+    )
+
+    def __init__(self, line: int, header: Header, dt) -> None:
+        self.line = line
+        self.end_line = line + 1
+        self.header = header
+        self.dt = dt
+        self.author: str | None = None  # as written (normalized); None for Android system lines
+        self.body_norm = ""
+        self.body_raw = ""
+        self.lrm = False  # body starts with an invisible mark (iOS system/media lines)
+        self.kind = "text"
+        self.event: Event | None = None
+        self.extra: dict | None = None
+        self.media: tuple[str, str | None] | None = None
+        self.call: str | None = None
+        self.deleted = False
+
+
+class WhatsAppImporter:
+    """Reads WhatsApp "Export chat" output from Android and iOS, in any app language.
+
+    Input: a `.txt` (`_chat.txt`, `WhatsApp Chat with NAME.txt` and its translations) or a
+    `.zip` holding one (`__MACOSX/` junk ignored, a zip inside a zip opened, members named with
+    `..` or an absolute path refused). Detection: a `.txt` whose first non-empty lines hold a
+    message header, or a `.zip` with a chat text inside; folders are walked by the caller.
+
+    Options:
+    - `timezone`: the zone the export's wall-clock times are read in (they carry none).
+    - `owner_names`: names the owner writes under; they, and "You"/"Du"/... in system lines,
+      become sender `me`. Without them, in a one-to-one chat named after the other person,
+      the one other author is taken to be the owner (and a note says so).
+    - `date_format`: `DMY`, `MDY` or `YMD`, or any spelling with d, m and y in that order
+      (`dd/mm/yyyy`, `%m/%d/%y`, `Y-M-D`). Without it the order is inferred per header layout
+      from the whole file; a guess is reported in the SourceState notes.
+    - `chat`: merge the export into the chat of that name (the name becomes the chat key), or
+      into the chat with that source id (`s_` + 16 hex digits).
+
+    Chat key (what the chat id and every message id hang on): `--chat` when given; else a name
+    the import state already maps (`chat_aliases`, written to SourceState.state for every name
+    the chat was seen under); else, for a group, the earliest name the file knows (the name it
+    was created with, or the old name of its first "changed the subject from" event) and
+    otherwise the name in the file name; for a one-to-one chat, the name in the file name, or
+    the other person's name. Names are compared case-folded, with `_` as a space. So renaming a
+    group does not change its id as long as the export shows the rename or the creation, and
+    `_chat.txt` in "WhatsApp Chat - X.zip" and "WhatsApp Chat with X.txt" are the same chat.
+
+    Message ids: `message_id_from_content(platform, chat key, local time as written (seconds
+    only where the header has them), sender as written, text, occurrence)`. The text is the
+    body without the "<This message was edited>" mark, so an export made after an edit and a
+    later one agree; an export made before the edit has the old text and so another id (the
+    store cannot tell it is the same message). Media placeholders use one token whatever the
+    wording or file name (exports with and without media agree), and deleted messages another
+    token; a tombstone's id therefore differs from the original message's. To let the store
+    link them, every message carries `extra["slot"]` = "time|sender|n" (n-th message of that
+    sender at that time in the file).
+
+    Records: a Chat, then Messages (kind text, media, system) and Calls (missed calls, as
+    `Call(direction="missed")`, or "outgoing" unanswered when the owner called) in file order,
+    Problems for text before the first header, and one SourceState at the end. System events
+    carry `extra["event"]` (created, added, removed, left, subject, icon, description,
+    security_code, timer, number_changed, e2e, contact, unknown); polls `extra["poll"]`,
+    locations `extra["location"]`, a body WhatsApp left empty (`Name:.`) `extra["placeholder"]`.
+    """
+
+    platform = PLATFORM
+
+    # ------------------------------------------------------------------ detection
+
+    def detect(self, path: Path) -> bool:
+        path = Path(path)
+        try:
+            if not path.is_file():
+                return False
+            suffix = path.suffix.lower()
+            if suffix == ".zip":
+                return zip_has_chat(path)
+            if suffix != ".txt":
+                return False
+            with path.open("rb") as fh:
+                head = fh.read(16 * 1024)
+            text, _ = decode(head, path.name)
+            return looks_like_chat(text)
+        except Exception:  # detection never fails: it only says no
+            return False
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        path = Path(path)
+        forced = None
+        if options.date_format:
+            try:
+                forced = parse_date_format(options.date_format)
+            except ValueError as e:
+                raise ArgumentError(f"--date-format: {e}") from e
+        notes: list[str] = []
+        aliases: dict[str, str] = dict((options.state or {}).get("chat_aliases") or {})
+        for chat_text in chat_texts(path):
+            notes.extend(chat_text.notes)
+            yield from _ChatParser(chat_text, options, forced, notes, aliases).records()
+        yield SourceState(state={"chat_aliases": aliases}, notes=notes)
+
+
+class _ChatParser:
+    """Parses one chat text into records."""
+
+    def __init__(
+        self,
+        source: ChatText,
+        options: ImportOptions,
+        forced: str | None,
+        notes: list[str],
+        aliases: dict[str, str],
+    ) -> None:
+        self.source = source
+        self.options = options
+        self.forced = forced
+        self.notes = notes
+        self.aliases = aliases
+        self.lines = source.text.split("\n")
+        self.owner_keys = {name_key(n) for n in options.owner_names if n.strip()}
+
+    # ---- pass 1: headers and dates
+
+    def _scan_headers(self) -> list[tuple[int, Header]]:
+        found: list[tuple[int, Header]] = []
+        for i, line in enumerate(self.lines):
+            if not line or line[0] not in HEADER_START:
+                continue
+            h = match_header(for_matching(line.rstrip("\r")))
+            if h is not None:
+                found.append((i, h))
+        if not found:
+            raise FormatError(
+                f"{self.source.where}: no WhatsApp message header found (expected lines such as "
+                "'31/12/23, 23:59 - Name: text' or '[31/12/23, 23:59:59] Name: text')"
+            )
+        layouts = Counter(h.layout for _, h in found)
+        # "DATE TIME: ..." is also how a continuation line may start; trust that layout only
+        # where it is the file's own.
+        if 0 < layouts["colon"] < len(found) / 2:
+            found = [(i, h) for i, h in found if h.layout != "colon"]
+        return found
+
+    def _dated_entries(self) -> list[_Entry]:
+        found = self._scan_headers()
+        choices = infer_date_orders([h for _, h in found], self.forced)
+        for choice in choices.values():
+            if choice.guessed:
+                self.notes.append(
+                    f"{self.source.where}: date order guessed as {ORDER_NAMES[choice.order]}"
+                    f" ({choice.reason}); use --date-format if dates look wrong"
+                )
+        entries = []
+        for i, h in found:
+            dt = date_for(h, choices[h.signature])
+            if dt is not None:  # an impossible date is text, not a header
+                entries.append(_Entry(i, h, dt))
+        if not entries:
+            raise FormatError(f"{self.source.where}: no message header with a valid date")
+        for entry, nxt in zip(entries, entries[1:]):
+            entry.end_line = nxt.line
+        # The last line break ends the file, not a blank line of the last record.
+        entries[-1].end_line = len(self.lines) - (self.lines[-1] == "")
+        return entries
+
+    # ---- pass 2: authors and bodies
+
+    def _split(self, e: _Entry) -> None:
+        raw = self.lines[e.line].rstrip("\r")
+        rest = e.header.rest
+        norm_len = e.header.end + len(rest)
+        p = rest.find(": ")
+        if p > 0:
+            e.author = rest[:p].strip()
+            body_start = e.header.end + p + 2
+        elif rest.endswith(":") and len(rest) > 1:
+            e.author = rest[:-1].strip()
+            body_start = norm_len
+        else:
+            body_start = e.header.end
+        pos = body_start if len(raw) == norm_len else raw_offset(raw, body_start)
+        body_raw = raw[pos:]
+        stripped = body_raw.lstrip(INVISIBLE)
+        e.lrm = len(stripped) != len(body_raw)
+        e.body_raw = stripped.rstrip(INVISIBLE)
+        e.body_norm = rest[body_start - e.header.end:] if e.author is not None else rest
+
+    def _continuation(self, e: _Entry) -> list[str]:
+        cont = [line.rstrip("\r") for line in self.lines[e.line + 1 : e.end_line]]
+        while cont and not cont[-1].strip():
+            cont.pop()
+        return cont
+
+    def _classify(self, e: _Entry, talkers: set[str], authors: Counter) -> None:
+        first = e.body_norm.strip()
+        if e.author is None:
+            if ":" in first:  # "John Doe:." -- a known author with a body WhatsApp emptied
+                name, _, tail = first.partition(":")
+                if name.strip() in authors and " " not in tail[:1]:
+                    e.author = name.strip()
+                    e.extra = {"placeholder": "empty"}
+                    e.body_raw = ""
+                    return
+            e.kind = "system"
+            e.event = classify_event(first) or Event("unknown")
+            return
+        key = body_key(first) if len(first) <= 80 else ""
+        if key and key in DELETED:
+            e.deleted = True
+            return
+        media = media_placeholder(first, key)
+        if media is not None:
+            e.kind, e.media = "media", media
+            return
+        if key == "null":
+            e.kind, e.extra = "media", {"placeholder": "null"}
+            return
+        call = MISSED_CALLS.get(key.split(",", 1)[0].strip()) if key else None
+        if call is not None:
+            e.call = call
+            return
+        loc = location(first) if ":" in first[:25] or key in LIVE_LOCATION else None
+        if loc is not None:
+            e.extra = {"location": loc}
+            return
+        if first[:1].isupper() and ":" in first[:20]:
+            lines = [first] + [for_matching(c) for c in self._continuation(e)]
+            found = poll(lines)
+            if found is not None:
+                e.extra = {"poll": found}
+                return
+        if e.lrm or first.startswith(e.author + " "):
+            event = classify_event(first)
+            if event is not None and (e.lrm or (event.strong and event.actor == e.author)):
+                e.kind, e.event = "system", event
+                return
+            if e.lrm and e.author not in talkers:  # iOS: a group's own line we cannot name
+                e.kind, e.event = "system", Event("unknown")
+                return
+        author = e.author
+        if authors[author] <= 2 and (
+            len(author) > 30 or author.count(" ") >= 3 or not _QUOTES.isdisjoint(author)
+        ):
+            # A system line whose text has ": " inside (a group named "Trip: 2024").
+            whole = e.header.rest.strip()
+            event = classify_event(whole)
+            if event is not None and ": " not in event.actor and len(event.actor) < len(author):
+                e.kind, e.event, e.author = "system", event, None
+                e.body_norm = whole
+                e.body_raw = self.lines[e.line].rstrip("\r")
+                e.body_raw = e.body_raw[raw_offset(e.body_raw, e.header.end):].strip(INVISIBLE)
+
+    # ---- chat metadata
+
+    def _chat_meta(self, entries: list[_Entry]) -> tuple[Chat, str]:
+        opts, src = self.options, self.source
+        events = [e.event for e in entries if e.event is not None]
+        people: list[str] = []
+        seen = set()
+        for e in entries:
+            if e.kind != "system" and e.author is not None and e.author not in seen:
+                seen.add(e.author)
+                people.append(e.author)
+        group = any(ev.event in GROUP_EVENTS for ev in events) or len(people) > 2
+        created = [ev.new for ev in events if ev.event == "created" and ev.new]
+        subjects = [ev for ev in events if ev.event == "subject" and ev.new]
+        current = (
+            src.name_hint
+            or (subjects[-1].new if subjects else None)
+            or (created[-1] if created else None)
+        )
+        if not self.owner_keys.intersection(name_key(p) for p in people):
+            self._guess_owner(people, group)
+        others = [p for p in people if not self._is_owner(p)]
+        if not group and not current and others:
+            current = others[0]
+        if not current and group and src.stem.strip("_ ").lower() in ("chat", ""):
+            current = ", ".join(others[:3]) + (" and others" if len(others) > 3 else "")
+        name = current or src.stem or "WhatsApp chat"
+        # Every name the chat is known under, earliest first.
+        known = created + [ev.old for ev in subjects if ev.old] + [ev.new for ev in subjects]
+        if src.name_hint:
+            known.append(src.name_hint)
+        if not group and others:
+            known.append(others[0])
+        chat_id = ""
+        if opts.chat:
+            if _SOURCE_ID_RE.match(opts.chat):
+                key = chat_id = opts.chat
+            else:
+                key = name_key(opts.chat)
+                name = opts.chat
+        else:
+            mapped = [self.aliases[name_key(n)] for n in known if name_key(n) in self.aliases]
+            if mapped:
+                key = mapped[0]
+            elif group and (created or (subjects and subjects[0].old)):
+                key = name_key(created[0] if created else subjects[0].old)
+            else:
+                key = name_key(src.name_hint or (known[0] if known else name))
+        for n in known + [name]:
+            self.aliases.setdefault(name_key(n), key)
+        handles = [h for h in map(_phone_handle, others) if h]
+        chat = Chat(
+            platform=PLATFORM, key=key, name=name, group=group, participants=others,
+            handles=handles, id=chat_id,
+        )
+        return chat, key
+
+    def _guess_owner(self, people: list[str], group: bool) -> None:
+        hint = self.source.name_hint
+        if group or not hint or len(people) != 2:
+            return
+        keys = [name_key(p) for p in people]
+        if name_key(hint) in keys:
+            owner = people[1 - keys.index(name_key(hint))]
+            self.owner_keys.add(name_key(owner))
+            self.notes.append(
+                f"{self.source.where}: took {owner!r} to be the owner (the other person in the "
+                f"chat with {hint!r}); set the owner's names in the config to be sure"
+            )
+
+    def _is_owner(self, name: str) -> bool:
+        return name_key(name) in self.owner_keys
+
+    # ---- records
+
+    def records(self) -> Iterator[Record]:
+        entries = self._dated_entries()
+        for e in entries:
+            self._split(e)
+        authors = Counter(e.author for e in entries if e.author is not None)
+        talkers = {e.author for e in entries if e.author is not None and not e.lrm}
+        for e in entries:
+            self._classify(e, talkers, authors)
+        chat, key = self._chat_meta(entries)
+        yield chat
+        where = self.source.where
+        for i, line in enumerate(self.lines[: entries[0].line]):
+            if line.strip(INVISIBLE + " \t\r"):
+                yield Problem(where, i + 1, "text before the first message header",
+                              line.rstrip("\r"), chat.id)
+        occurrences = Occurrences()
+        slots = Occurrences()
+        tz = self.options.timezone
+        for e in entries:
+            yield self._record(e, chat, key, occurrences, slots, tz)
+
+    def _record(self, e: _Entry, chat: Chat, key: str, occurrences: Occurrences,
+                slots: Occurrences, tz) -> Message | Call:
+        h = e.header
+        when = e.dt.isoformat(timespec="seconds" if h.second is not None else "minutes")
+        sent_at = e.dt.replace(tzinfo=tz)
+        raw = "\n".join(self.lines[e.line : e.end_line])
+        cont = self._continuation(e)
+        text = e.body_raw if not cont else e.body_raw + "\n" + "\n".join(cont)
+        id_sender = e.author or ""
+        if e.call is not None:
+            n = occurrences.next((when, id_sender, "\x00call:" + e.call))
+            mine = self._is_owner(id_sender)
+            return Call(
+                id=call_id(PLATFORM, key, when, id_sender, e.call, n), platform=PLATFORM,
+                chat_id=chat.id, started_at=sent_at,
+                direction="outgoing" if mine else "missed", media=e.call, answered=False,
+                peer=None if mine else id_sender, raw=raw, line=e.line + 1,
+            )
+        extra = dict(e.extra) if e.extra else {}
+        edited = False
+        attachments: list[Attachment] = []
+        if e.kind == "system":
+            ev = e.event or Event("unknown")
+            extra["event"] = ev.event
+            for field in ("obj", "old", "new"):
+                if getattr(ev, field):
+                    extra[field] = getattr(ev, field)
+            if ev.actor_is_you or (ev.actor and self._is_owner(ev.actor)):
+                sender = OWNER
+            else:
+                sender = ev.actor
+            id_sender, id_text = "", text
+        else:
+            sender = OWNER if self._is_owner(id_sender) else id_sender
+            if e.deleted:
+                text, id_text = "", DELETED_TOKEN
+            elif e.kind == "media":
+                text = "\n".join(cont)
+                if e.media is not None:
+                    media_type, name = e.media
+                    extra["media_type"] = media_type
+                    if media_type == "contact":
+                        extra["contact"] = name or True
+                    attachments.append(self._attachment(name))
+                id_text = MEDIA_TOKEN
+            elif e.extra and e.extra.get("placeholder") == "empty":
+                text = id_text = ""
+            else:
+                id_text = text
+        if e.kind != "system" and text.endswith(">"):
+            m = EDITED_SUFFIX_RE.search(for_matching(text))
+            if m is not None:
+                edited = True
+                text = text[: text.rfind("<")].rstrip(_TRAILING)
+                if e.kind == "text":
+                    id_text = text
+                else:
+                    id_text = MEDIA_TOKEN + "\n" + text if text else MEDIA_TOKEN
+        elif e.kind == "media" and text:
+            id_text = MEDIA_TOKEN + "\n" + text
+        n = occurrences.next((when, id_sender, id_text))
+        extra["slot"] = f"{when}|{id_sender}|{slots.next((when, id_sender))}"
+        return Message(
+            id=message_id_from_content(PLATFORM, key, when, id_sender, id_text, n),
+            platform=PLATFORM, chat_id=chat.id, sent_at=sent_at, sender=sender, text=text,
+            kind=e.kind, sender_handle=_phone_handle(id_sender) if id_sender else None,
+            deleted=e.deleted, edited=edited, attachments=attachments, raw=raw, extra=extra,
+            line=e.line + 1,
+        )
+
+    def _attachment(self, name: str | None) -> Attachment:
+        if not name:
+            return Attachment()
+        ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+        found = self.source.find_attachment(name)
+        path, size = found if found else (None, None)
+        return Attachment(name=name, mime_type=MIME_TYPES.get(ext), size=size, path=path)
+
