@@ -150,9 +150,9 @@ class WhatsAppImporter:
     later one agree; an export made before the edit has the old text and so another id (the
     store cannot tell it is the same message). Media placeholders use one token whatever the
     wording or file name (exports with and without media agree), and deleted messages another
-    token; a tombstone's id therefore differs from the original message's. To let the store
-    link them, every message carries `extra["slot"]` = "time|sender|n" (n-th message of that
-    sender at that time in the file).
+    token; a tombstone's id therefore differs from the original message's (the store links a
+    deleted or edited message to the one an earlier import had at the same time from the same
+    sender).
 
     Records: a Chat, then Messages (kind text, media, system) and Calls (missed calls, as
     `Call(direction="missed")`, or "outgoing" unanswered when the owner called) in file order,
@@ -442,13 +442,12 @@ class _ChatParser:
                 yield Problem(where, i + 1, "text before the first message header",
                               line.rstrip("\r"), chat.id)
         occurrences = Occurrences()
-        slots = Occurrences()
         tz = self.options.timezone
         for e in entries:
-            yield self._record(e, chat, key, occurrences, slots, tz)
+            yield self._record(e, chat, key, occurrences, tz)
 
     def _record(self, e: _Entry, chat: Chat, key: str, occurrences: Occurrences,
-                slots: Occurrences, tz) -> Message | Call:
+                tz) -> Message | Call:
         h = e.header
         when = e.dt.isoformat(timespec="seconds" if h.second is not None else "minutes")
         sent_at = e.dt.replace(tzinfo=tz)
@@ -508,7 +507,6 @@ class _ChatParser:
         elif e.kind == "media" and text:
             id_text = MEDIA_TOKEN + "\n" + text
         n = occurrences.next((when, id_sender, id_text))
-        extra["slot"] = f"{when}|{id_sender}|{slots.next((when, id_sender))}"
         return Message(
             id=message_id_from_content(PLATFORM, key, when, id_sender, id_text, n),
             platform=PLATFORM, chat_id=chat.id, sent_at=sent_at, sender=sender, text=text,

@@ -228,13 +228,6 @@ def test_deleted_in_any_language_gets_one_id(tmp_path) -> None:
     assert a[0].id == b[0].id and a[0].deleted and b[0].deleted
 
 
-def test_slot_links_a_tombstone_to_the_message_it_replaced(tmp_path) -> None:
-    before = messages(read_text(tmp_path, "01/02/24, 10:00 - Anna: secret plan\n"))
-    after = messages(read_text(tmp_path, "01/02/24, 10:00 - Anna: This message was deleted\n"))
-    assert before[0].id != after[0].id
-    assert before[0].extra["slot"] == after[0].extra["slot"] == "2024-02-01T10:00|Anna|0"
-
-
 def test_attachment_next_to_a_loose_text_is_found(tmp_path) -> None:
     (tmp_path / "IMG-20240201-WA0001.jpg").write_bytes(b"\xff\xd8fake")
     (m,) = messages(read_text(tmp_path, "01/02/24, 10:00 - Anna: IMG-20240201-WA0001.jpg (file attached)\n"))
