@@ -6,10 +6,12 @@ SQLAlchemy URL (PostgreSQL is tested) works the same way.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, select, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from chatmem.errors import StoreError
@@ -18,6 +20,7 @@ from .models import SCHEMA_VERSION, Base, Meta
 
 SQLITE_FILE = "chatmem.db"
 BUSY_TIMEOUT_MS = 30_000
+WRITE_OPTION = "chatmem_write"  # execution option marking a connection that will write
 
 
 def sqlite_url(home: Path) -> str:
@@ -42,7 +45,10 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin(conn):  # pragma: no cover - trivial
-            conn.exec_driver_sql("BEGIN")
+            # Writers take the write lock up front (BEGIN IMMEDIATE): a transaction that reads
+            # first and writes later cannot wait for another writer in WAL mode, it fails at
+            # once with "database is locked". Readers never block anyone.
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True)
@@ -51,8 +57,8 @@ def make_engine(url: str) -> Engine:
 def init_schema(engine: Engine) -> None:
     """Create missing tables and record (or check) the schema version."""
     try:
-        Base.metadata.create_all(engine)
-        with engine.begin() as conn:
+        with write_connection(engine) as conn:
+            Base.metadata.create_all(conn)
             row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
             if row is None:
                 conn.execute(Meta.__table__.insert(), [
@@ -68,6 +74,15 @@ def init_schema(engine: Engine) -> None:
                 migrate(conn, int(row[0]))
     except (SQLAlchemyError, DBAPIError) as e:
         raise StoreError(f"cannot open the database: {e.__class__.__name__}: {e.orig if hasattr(e, 'orig') else e}") from e
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """A transaction that holds the write lock from its first statement."""
+    with engine.connect() as conn:
+        conn.execution_options(**{WRITE_OPTION: True})
+        with conn.begin():
+            yield conn
 
 
 def migrate(conn, from_version: int) -> None:

@@ -23,7 +23,7 @@ from chatmem.importers import base as rec
 from chatmem.importers import detect, get_importer
 
 from . import models as m
-from .db import current_seq, init_schema, make_engine, sqlite_url
+from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
 from .index import FullTextIndex, IndexDoc
 from .ingest import Ingest, Report
 
@@ -128,7 +128,7 @@ class Store:
     def write(self) -> Iterator[Connection]:
         """A write transaction (committed on success, rolled back on any error)."""
         try:
-            with self.engine.begin() as conn:
+            with write_connection(self.engine) as conn:
                 yield conn
         except OperationalError as e:
             raise StoreError(_explain_write_error(e)) from e
