@@ -389,8 +389,8 @@ class _ChatParser:
             if _SOURCE_ID_RE.match(opts.chat):
                 key = chat_id = opts.chat
             else:
-                key = name_key(opts.chat)
-                name = opts.chat
+                key = name_key(opts.chat)  # the CLI passes a known chat's key; a name works too
+                name = current or opts.chat
         else:
             mapped = [self.aliases[name_key(n)] for n in known if name_key(n) in self.aliases]
             if mapped:

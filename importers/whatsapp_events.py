@@ -245,6 +245,9 @@ YOU_WORDS = frozenset(
 )
 
 
+MAX_EVENT_CHARS = 600
+
+
 @dataclass(slots=True)
 class Event:
     """A recognised system event; `actor` as written ("" when the line names none)."""
@@ -263,7 +266,8 @@ class Event:
 
 def classify_event(text: str) -> Event | None:
     """The system event `text` (normalized, one line) describes, or None."""
-    text = _nfc(text.strip().rstrip(".").rstrip())
+    # System texts are short; a long line is a message, and must not cost quadratic matching.
+    text = _nfc(text[:MAX_EVENT_CHARS].strip().rstrip(".").rstrip())
     for event, pattern, me in _COMPILED:
         m = pattern.match(text)
         if m is None:

@@ -348,10 +348,12 @@ def test_unknown_system_text_is_kept_as_system(tmp_path, text: str) -> None:
 # ----------------------------------------------------------------------------- chats
 
 
-def test_chat_option_merges_into_a_named_chat() -> None:
+def test_chat_option_merges_into_a_named_chat(tmp_path) -> None:
     records = read(FIXTURES / "WhatsApp Chat with Anna Berg.txt", chat="Anna B.")
     chat = chat_of(records)
-    assert (chat.name, chat.key) == ("Anna B.", "anna b.")
+    assert (chat.name, chat.key) == ("Anna Berg", "anna b.")
+    records = read_text(tmp_path, "01/02/24, 10:00 - Sam Rivera: hi\n", name="_chat.txt", chat="Anna B.")
+    assert (chat_of(records).name, chat_of(records).key) == ("Anna B.", "anna b.")
     assert all(r.chat_id == chat.id for r in messages(records))
 
 
@@ -563,3 +565,15 @@ def test_docstring_examples(module: str) -> None:
     mod = importlib.import_module(f"chatmem.importers.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("line", [
+    "01/02/24, 10:00 - Anna Berg {big}",  # a system line (no author)
+    "[01.02.24, 10:00:00] Trip: \u200eAnna {big}",  # an iOS system-style body
+    '01/02/24, 10:00 - Anna said "hi" and {big}: {big}',  # an author that looks like a system text
+    "01/02/24, 10:00 - Anna: {big}",
+])
+def test_a_huge_line_is_kept_whole_and_fast(tmp_path, line: str) -> None:
+    big = "word " * 400_000  # 2 MB: a quadratic regex here would never finish
+    (m,) = messages(read_text(tmp_path, line.format(big=big) + "\n"))
+    assert big.strip() in m.raw and len(m.raw) > 2_000_000
