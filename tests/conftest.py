@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,16 +57,9 @@ def database_url() -> str | None:
     return os.environ.get("CHATMEM_DATABASE_URL") or None
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_backend(request, monkeypatch):
-    """Runs the test once on SQLite and once on a fresh PostgreSQL database (when
-    CHATMEM_TEST_PG_URL points at a server; skipped otherwise). The CLI and Store.open
-    pick the database up from CHATMEM_DATABASE_URL."""
-    if request.param == "sqlite":
-        yield "sqlite"
-        return
-    if not PG_URL:
-        pytest.skip("PostgreSQL tests need CHATMEM_TEST_PG_URL (bash .ci/run sets it)")
+@contextmanager
+def pg_database():
+    """A fresh, empty PostgreSQL database on the test server; yields its URL."""
     import uuid
 
     from sqlalchemy import create_engine, text
@@ -75,14 +69,31 @@ def any_backend(request, monkeypatch):
     admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    monkeypatch.setenv("CHATMEM_DATABASE_URL", url)
     try:
-        yield "postgresql"
+        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def skip_without_pg() -> None:
+    if not PG_URL:
+        pytest.skip("PostgreSQL tests need CHATMEM_TEST_PG_URL (bash .ci/run sets it)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_backend(request, monkeypatch):
+    """Runs the test once on SQLite and once on a fresh PostgreSQL database (when
+    CHATMEM_TEST_PG_URL points at a server; skipped otherwise). The CLI and Store.open
+    pick the database up from CHATMEM_DATABASE_URL."""
+    if request.param == "sqlite":
+        yield "sqlite"
+        return
+    skip_without_pg()
+    with pg_database() as url:
+        monkeypatch.setenv("CHATMEM_DATABASE_URL", url)
+        yield "postgresql"
 
 
 @pytest.fixture

@@ -9,11 +9,13 @@ excludes ("Dentist reminders").
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import pg_database, skip_without_pg
 
 from chatmem.config import load_config
 from chatmem.store import Store
@@ -80,29 +82,42 @@ def write_whatsapp_jsonl(folder: Path) -> Path:
     return path
 
 
-def build_store(home: Path, work: Path) -> Store:
-    store = Store.open(home, load_config(CONFIG))
+def build_store(home: Path, work: Path, url: str | None = None) -> Store:
+    store = Store.open(home, load_config(CONFIG), url=url)
     for path in REAL_FIXTURES:
         store.import_path(path)
     store.import_path(write_whatsapp_jsonl(work), platform="jsonl")
     return store
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory):
-    """A store with every fixture imported (read-only tests share it)."""
+@contextmanager
+def backend(name: str):
+    """None for SQLite in the home folder, or the URL of a fresh PostgreSQL database."""
+    if name == "sqlite":
+        yield None
+        return
+    skip_without_pg()
+    with pg_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def loaded(request, tmp_path_factory):
+    """A store with every fixture imported (read-only tests share it), on each backend."""
     base = tmp_path_factory.mktemp("tools")
-    store = build_store(base / "home", base)
-    yield store
-    store.close()
+    with backend(request.param) as url:
+        store = build_store(base / "home", base, url)
+        yield store
+        store.close()
 
 
-@pytest.fixture
-def fresh(tmp_path):
-    """The same store, for tests that write."""
-    store = build_store(tmp_path / "home", tmp_path)
-    yield store
-    store.close()
+@pytest.fixture(params=["sqlite", "postgresql"])
+def fresh(request, tmp_path):
+    """The same store, for tests that write, on each backend."""
+    with backend(request.param) as url:
+        store = build_store(tmp_path / "home", tmp_path, url)
+        yield store
+        store.close()
 
 
 @pytest.fixture(scope="module")
