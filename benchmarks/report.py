@@ -25,13 +25,13 @@ def machine_line(m: dict[str, Any]) -> str:
 
 
 def imports_table(r: dict[str, Any]) -> list[str]:
-    out = ["| source | messages | import s | msgs/s | peak RSS MB | store MB | index MB | FTS5 ref s | "
+    out = ["| source | messages | import s | msgs/s | peak RSS MB (all processes) | store MB | index MB | FTS5 ref s | "
            "× ref | ref MB | unchanged re-import s | +1% import s (new) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for fmt, imp in r["imports"].items():
         f, ref = imp["first"], r["reference"][fmt]
         out.append(f"| {FORMAT_NAMES.get(fmt, fmt)} | {f['new_messages']:,} | {f['seconds']:.1f} | "
-                   f"{f['messages_per_s']:,} | {f['peak_rss_mb']:.0f} | {f['store_mb']} | {f['index_mb']} | "
+                   f"{f['messages_per_s']:,} | {f['peak_rss_mb']:.0f} ({f.get('peak_tree_rss_mb', 0):.0f}) | {f['store_mb']} | {f['index_mb']} | "
                    f"{ref['seconds']:.2f} | {_x(f['seconds'], ref['seconds'])} | {ref['mb']} | "
                    f"{imp['unchanged']['seconds']:.2f} | {imp['plus1pct']['seconds']:.1f} "
                    f"({imp['plus1pct']['new_messages']:,}) |")
@@ -69,7 +69,9 @@ def targets(sizes: list[dict[str, Any]]) -> list[str]:
     if chat:
         f = chat["first"]
         add("1M chat.db import ≤ 180 s", f"{f['seconds']:.0f} s", f["seconds"] <= 180)
-        add("1M chat.db import peak RSS ≤ 1 GB", f"{f['peak_rss_mb']:.0f} MB", f["peak_rss_mb"] <= 1024)
+        tree = max(f["peak_rss_mb"], f.get("peak_tree_rss_mb", 0))
+        add("1M chat.db import peak RSS ≤ 1 GB", f"{f['peak_rss_mb']:.0f} MB largest process, "
+            f"{tree:.0f} MB all processes together", tree <= 1024)
         add("re-import unchanged 1M source ≤ 2 s", f"{chat['unchanged']['seconds']:.2f} s",
             chat["unchanged"]["seconds"] <= 2)
         add("+1% into a 1M store ≤ 10 s", f"{chat['plus1pct']['seconds']:.1f} s", chat["plus1pct"]["seconds"] <= 10)

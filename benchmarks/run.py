@@ -25,6 +25,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -41,6 +42,8 @@ from textgen import COMMON, OWNER_NAME, Vocabulary  # noqa: E402
 OUT = HERE / "out"
 RESULTS = HERE / "results"
 TIME_BIN = "/usr/bin/time"
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+RSS_SAMPLE_S = 0.2
 DEFAULT_FORMATS = {"10k": generate.FORMATS, "100k": generate.FORMATS, "1m": ("chatdb",)}
 CONFIG = f"""owner:
   names: ["{OWNER_NAME}"]
@@ -87,6 +90,28 @@ def dir_bytes(p: Path) -> int:
     return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.exists() else 0
 
 
+def tree_rss_kb(root: int) -> int:
+    """Resident KB of a process and all its descendants (Whoosh's procs=2 writer forks)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            rss[int(d.name)] = int((d / "statm").read_text().split()[1]) * PAGE_KB
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d.name))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
 def run_import(home: Path, config: Path, src: Path) -> dict[str, Any]:
     """One `chatmem import` in a subprocess: wall seconds, peak RSS, the report."""
     cmd = [sys.executable, "-m", "chatmem", "--home", str(home), "--config", str(config),
@@ -95,14 +120,23 @@ def run_import(home: Path, config: Path, src: Path) -> dict[str, Any]:
     if Path(TIME_BIN).exists():
         cmd = [TIME_BIN, "-f", "%M", "-o", str(rss_file), *cmd]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        tree_peak = 0
+        while proc.poll() is None:
+            tree_peak = max(tree_peak, tree_rss_kb(proc.pid))
+            time.sleep(RSS_SAMPLE_S)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     if proc.returncode != 0:
-        raise SystemExit(f"chatmem import failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    reports = json.loads(proc.stdout)
+        raise SystemExit(f"chatmem import failed ({proc.returncode}):\n{stderr[-3000:]}")
+    reports = json.loads(stdout)
     rss_kb = int(rss_file.read_text().split()[-1]) if rss_file.exists() else 0
     new = sum(r["messages"]["new"] for r in reports)
-    return {"seconds": round(wall, 3), "peak_rss_mb": round(rss_kb / 1024, 1), "new_messages": new,
+    return {"seconds": round(wall, 3), "peak_rss_mb": round(rss_kb / 1024, 1),
+            "peak_tree_rss_mb": round(tree_peak / 1024, 1), "new_messages": new,
             "statuses": [r["status"] for r in reports],
             "report_seconds": round(sum(r.get("seconds") or 0 for r in reports), 3),
             "reactions": sum(r.get("reactions", 0) for r in reports),
