@@ -373,6 +373,22 @@ def test_unreadable_database_mentions_full_disk_access(tmp_path: Path, monkeypat
         read(sc.path)
 
 
+def test_chat_db_without_permission_is_claimed_and_explained(tmp_path: Path, monkeypatch) -> None:
+    """macOS without Full Disk Access: opening ~/Library/Messages/chat.db is refused."""
+    sc = build_chat_db(tmp_path / "chat.db", GEN_2023)
+    real_open = open
+
+    def guarded_open(file, *args, **kwargs):
+        if Path(file) == sc.path:
+            raise PermissionError(1, "Operation not permitted", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", guarded_open)
+    assert IMessageImporter().detect(sc.path)
+    with pytest.raises(FormatError, match=r"chat\.db: permission denied.*Full Disk Access"):
+        read(sc.path)
+
+
 def test_database_is_opened_read_only(tmp_path: Path) -> None:
     sc = build_chat_db(tmp_path / "chat.db", GEN_2023)
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -68,7 +68,15 @@ class IMessageImporter:
             path = Path(path)
             if path.is_dir():
                 return is_backup(path)
-            return path.is_file() and _kind_of_sqlite(path) is not None
+            if not path.is_file():
+                return False
+            try:
+                sqlite.sqlite_header(path)
+            except PermissionError:
+                # macOS without Full Disk Access: claim the files we know by name, so that
+                # reading them explains what to do instead of "not recognised".
+                return path.name in (*CHAT_DB_NAMES, CALL_HISTORY_NAME)
+            return _kind_of_sqlite(path) is not None
         except Exception:  # detection must never raise
             return False
 
@@ -90,6 +98,7 @@ class IMessageImporter:
             else:
                 if not path.is_file():
                     raise FormatError(f"{path}: no such file")
+                sqlite.check_readable(path)
                 if not sqlite.is_sqlite(path):
                     raise FormatError(f"{path}: not a Messages database (not a SQLite file)")
                 kind = _kind_of_sqlite(path)
@@ -113,6 +122,9 @@ class IMessageImporter:
             if db.counts.undecodable:
                 notes.append(f"{db.counts.undecodable} attributedBody blob(s) could not be decoded "
                              "(messages kept with the text column)")  # fmt: skip
+            if db.counts.skipped_duplicates:
+                notes.append(f"{db.counts.skipped_duplicates} message(s) joined to a second chat "
+                             "were kept in their first chat only")  # fmt: skip
             missing = [c for c in ("thread_originator_guid", "date_edited") if c not in db.has]
             if missing:
                 notes.append("older Messages schema: no " + ", ".join(missing))

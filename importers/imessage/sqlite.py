@@ -21,10 +21,26 @@ FULL_DISK_ACCESS_HINT = (
 def is_sqlite(path: Path) -> bool:
     """True when the file starts with the SQLite header (never raises)."""
     try:
-        with open(path, "rb") as f:
-            return f.read(16) == SQLITE_HEADER
+        return sqlite_header(path)
     except OSError:
         return False
+
+
+def sqlite_header(path: Path) -> bool:
+    """True when the file starts with the SQLite header; OSError when it cannot be read."""
+    with open(path, "rb") as f:
+        return f.read(16) == SQLITE_HEADER
+
+
+def check_readable(path: Path) -> None:
+    """FormatError naming the file, with the Full Disk Access hint, when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except PermissionError as e:
+        raise FormatError(f"{path}: permission denied; {FULL_DISK_ACCESS_HINT}") from e
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read it ({e.strerror or e})") from e
 
 
 class _Connection(sqlite3.Connection):
