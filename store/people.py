@@ -113,7 +113,18 @@ class People:
         cands = self.candidates(sender, handle)
         if not cands:
             return None
-        person = next((self.handles[k] for k, _ in cands if k in self.handles), None)
+        found = list(dict.fromkeys(self.handles[k] for k, _ in cands if k in self.handles))
+        person = found[0] if found else None
+        if len(found) > 1:
+            # a number known only as a number (say from iMessage) that now arrives with a
+            # name (a Signal profile) joins the person of that name
+            unnamed = [p for p in found if p != OWNER_ID and not self.people.get(p, ("", True))[1]
+                       and (normalize_handle(self.people[p][0], self.region) or ("name",))[0] != "name"]
+            named = [p for p in found if p not in unnamed]
+            if unnamed and named:
+                for p in unnamed:
+                    self.merge_into(named[0], p)
+                person = named[0]
         if person is None:
             if not create:
                 return None
@@ -143,11 +154,12 @@ class People:
         for other in found:
             if other != target and not self.people.get(other, ("", False))[1]:
                 self.merge_into(target, other)
-        if not self.people[target][1] and self.people[target][0] != contact.name:
+        if not self.people[target][1]:
             self.conn.execute(m.Person.__table__.update().where(m.Person.__table__.c.id == target)
                               .values(name=contact.name, from_contact=True))
-            self.people[target] = (contact.name, False)
-            self.touch_person(target)
+            if self.people[target][0] != contact.name:
+                self.people[target] = (contact.name, False)
+                self.touch_person(target)
         for key, raw in keys:
             if key not in self.handles:
                 self._add_handle(key, raw, target, "contact")

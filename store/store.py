@@ -326,6 +326,14 @@ class Store:
                            platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
                            group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
 
+    def display_names(self, conn: Connection) -> dict[str, str]:
+        """person id -> name to show, cached until the database changes (a new ingest seq)."""
+        seq = current_seq(conn)
+        if getattr(self, "_names_seq", None) != seq:
+            self._names = display_names(conn)
+            self._names_seq = seq
+        return self._names
+
     def mark_changed(self, conn: Connection, message_ids: list[str]) -> None:
         """Bump `seq` of some messages so the index picks them up (e.g. agent turns)."""
         from .db import next_seq

@@ -120,3 +120,32 @@ def test_people_json_lists_handles_and_counts(everything):
     assert data["people"][0]["person"] == "me"
     json.dumps(data)  # plain JSON
     assert all({"person", "name", "messages", "platforms", "handles"} <= set(p) for p in data["people"])
+
+
+def test_a_person_filter_finds_their_messages_on_every_platform(everything):
+    found = everything.json("search", "--person", "Anna Berg", "--limit", "50")
+    platforms = {r["platform"] for r in found["results"]}
+    assert {"imessage", "signal", "whatsapp"} <= platforms
+    assert found["total"] == people_by_name(everything)["Anna Berg"]["messages"]
+    # messages imported before the contacts show the contact's name, not the number
+    assert {r["sender"] for r in found["results"]} == {"Anna Berg"}
+    by_number = everything.json("search", "--person", "+1 555 010 0001", "--limit", "50")
+    assert by_number["total"] == found["total"]
+    assert everything.json("search", "--person", "Nobody Known", "hello")["total"] == 0
+
+
+def test_one_to_one_chats_are_named_after_the_person(everything):
+    chats = everything.json("chats", "-q", "Anna Berg")["chats"]
+    imessage = [c for c in chats if c["platform"] == "imessage" and not c["group"]]
+    assert [c["chat"] for c in imessage] == ["Anna Berg"]
+    assert {"imessage", "signal", "whatsapp"} <= {c["platform"] for c in chats}
+
+
+def test_without_contacts_a_number_joins_the_name_it_arrives_with(cli):
+    """iMessage knows +1 555 010 0001 only as a number; the Signal profile carries the same
+    number with the name Anna Berg; WhatsApp shows the name. One person, no vCard needed."""
+    for folder in ("whatsapp", "imessage", "signal"):
+        cli("import", FIXTURES / folder)
+    anna = people_by_name(cli)["Anna Berg"]
+    assert {"imessage", "signal", "whatsapp"} <= set(anna["platforms"])
+    assert "+15550100001" not in people_by_name(cli)

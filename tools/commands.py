@@ -12,10 +12,12 @@ from .output import emit, table
 
 
 @cli.command()
-@click.argument("words", nargs=-1, required=True)
+@click.argument("words", nargs=-1, required=False)
 @click.option("--platform", default=None, help="Only this platform (imessage, whatsapp, signal, agent).")
 @click.option("--source", default=None, help="Only this chat (its source id, from `chatmem chats`).")
 @click.option("--sender", default=None, help="Only messages from this sender (name or handle; `me` for you).")
+@click.option("--person", default=None,
+              help="Only messages from this person on every platform (name, number, e-mail or person id).")
 @click.option("--group/--no-group", default=None, help="Only group chats / only one-to-one chats.")
 @click.option("--since", default=None, help="Only from this date or time on (ISO 8601).")
 @click.option("--until", default=None, help="Only up to this date or time (ISO 8601).")
@@ -24,12 +26,16 @@ from .output import emit, table
 @json_option
 @click.pass_obj
 @handle_errors
-def search(app: AppContext, words, platform, source, sender, group, since, until, limit, sort, as_json):
-    """Full-text search: words are ANDed; "phrases", OR, -exclude and prefix* work."""
+def search(app: AppContext, words, platform, source, sender, person, group, since, until, limit, sort, as_json):
+    """Full-text search: words are ANDed; "phrases", OR, -exclude and prefix* work.
+
+    With --person, --sender or --source, WORDS may be left out to list everything they wrote.
+    """
     from .search import search_memory
 
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
-                           sender=sender, group=group, since=since, until=until, limit=limit, sort=sort)
+                           sender=sender, group=group, since=since, until=until, limit=limit, sort=sort,
+                           person=person)
     if as_json:
         emit(result, True)
         return

@@ -35,7 +35,7 @@ from .lookup import (
     readable_chat,
 )
 from .memory import memory_info, no_conversation
-from .records import timestamp_fields
+from .records import sender_name, timestamp_fields
 from .secrets import masker
 
 PAGE = 200
@@ -55,7 +55,7 @@ def _messages_newest_first(conn: Connection, chat_id: str, since: datetime | Non
         cond = cond & (mt.c.sent_at >= since)
     last = None
     while True:
-        q = select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text, mt.c.kind).where(cond)
+        q = select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.person_id, mt.c.text, mt.c.kind).where(cond)
         if last is not None:
             q = q.where((mt.c.sent_at < last.sent_at) | ((mt.c.sent_at == last.sent_at) & (
                 (mt.c.ordinal < last.ordinal) | ((mt.c.ordinal == last.ordinal) & (mt.c.id < last.id)))))
@@ -78,15 +78,16 @@ def _calls_newest_first(conn: Connection, chat_id: str, since: datetime | None) 
 class _Items:
     """Turns rows into masked items, remembering each item's tokens."""
 
-    def __init__(self, seat: Seat, tz):
+    def __init__(self, seat: Seat, tz, names: dict[str, str] | None = None):
         self.mask = masker(seat)
         self.tz = tz
+        self.names = names
 
     def message(self, row: Any) -> dict[str, Any]:
         text = row.text or ("[media]" if row.kind == "media" else "")
         return {"type": "message", "id": row.id,
                 "timestamp": timestamp_fields(row.sent_at, self.tz)["timestamp"],
-                "sender": row.sender, "text": self.mask(text)}
+                "sender": sender_name(row, self.names), "text": self.mask(text)}
 
     def call(self, row: Any) -> dict[str, Any]:
         return {"type": "call", "call_id": row.id,
@@ -123,6 +124,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
     make = _Items(seat, tz)
     mt = Message.__table__
     with store.read() as conn:
+        make.names = store.display_names(conn)
         chat = readable_chat(conn, seat, conversation_id)
         if chat is None:
             raise no_conversation(conversation_id)
@@ -151,7 +153,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         if matches:
             wanted = [i for i in matches if i not in in_window]
             rows = {r.id: r for r in conn.execute(
-                select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text, mt.c.kind)
+                select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.person_id, mt.c.text, mt.c.kind)
                 .where(mt.c.id.in_(wanted), mt.c.chat_id == chat.id))} if wanted else {}
             extras += [((r.sent_at, 1, r.ordinal, r.id), make.message(r))
                        for r in (rows[i] for i in wanted if i in rows)]

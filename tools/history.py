@@ -26,7 +26,7 @@ from chatmem.store.models import Call, Chat, Message
 
 from .lookup import call_record, check_id, check_int, check_text, readable_chat
 from .memory import require_write
-from .records import timestamp_fields
+from .records import sender_name, timestamp_fields
 from .secrets import masker
 
 AGENT = "agent"
@@ -54,6 +54,7 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     tz = store.config.timezone
     mt, ct = Message.__table__, Call.__table__
     with store.read() as conn:
+        names = store.display_names(conn)
         chat = readable_chat(conn, seat, conversation_id)
         if chat is None:
             return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
@@ -75,14 +76,14 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     mask = masker(seat)
     turns = []
     for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
-        turn = _call_turn(row, chat, tz) if kind == "call" else _message_turn(row, chat, tz)
+        turn = _call_turn(row, chat, tz, names) if kind == "call" else _message_turn(row, chat, tz, names)
         turn["turnNumber"] = total - len(picked) + position + 1
         turn["content"] = mask(turn["content"])
         turns.append(turn)
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
 
 
-def _message_turn(row: Any, chat: Any, tz) -> dict[str, Any]:
+def _message_turn(row: Any, chat: Any, tz, names: dict[str, str] | None = None) -> dict[str, Any]:
     extra = row.extra or {}
     if chat.platform == AGENT:
         role = row.role if row.role in ROLES else "user"
@@ -90,14 +91,16 @@ def _message_turn(row: Any, chat: Any, tz) -> dict[str, Any]:
         refs = [str(r) for r in extra.get("refs", [])]
     else:
         role = "system" if row.kind == "system" else "user"
-        content = f"{row.sender}: {row.text or ''}" if row.sender else (row.text or "")
+        sender = sender_name(row, names)
+        content = f"{sender}: {row.text or ''}" if sender else (row.text or "")
         refs = [row.id] + ([row.reply_to] if row.reply_to else [])
     return {"turnNumber": 0, "role": role, "content": content,
-            "timestamp": timestamp_fields(row.sent_at, tz)["timestamp"], "sender": row.sender, "refs": refs}
+            "timestamp": timestamp_fields(row.sent_at, tz)["timestamp"], "sender": sender_name(row, names),
+            "refs": refs}
 
 
-def _call_turn(row: Any, chat: Any, tz) -> dict[str, Any]:
-    record = call_record(row, chat, tz)
+def _call_turn(row: Any, chat: Any, tz, names: dict[str, str] | None = None) -> dict[str, Any]:
+    record = call_record(row, chat, tz, names)
     return {"turnNumber": 0, "role": "system", "content": record["content"], "timestamp": record["timestamp"],
             "sender": row.peer or "", "refs": [row.id]}
 

@@ -18,7 +18,7 @@ from chatmem.config import Seat
 from chatmem.errors import ArgumentError
 from chatmem.store.models import Call, Chat, Message, MessageAlias
 
-from .records import timestamp_fields
+from .records import chat_name, timestamp_fields
 from .scope import chat_filter
 
 MAX_ID_CHARS = 64
@@ -144,7 +144,7 @@ def call_text(row: Any, excerpt_chars: int = 600) -> str:
     return what
 
 
-def call_record(row: Any, chat: Any, tz: tzinfo) -> dict[str, Any]:
+def call_record(row: Any, chat: Any, tz: tzinfo, names: dict[str, str] | None = None) -> dict[str, Any]:
     """A call in the shape of a message record (kind `call`)."""
     text = call_text(row)
     if row.summary or row.transcript:
@@ -152,7 +152,7 @@ def call_record(row: Any, chat: Any, tz: tzinfo) -> dict[str, Any]:
     sender = row.peer or ""
     return {
         "id": row.id, **timestamp_fields(row.started_at, tz), "platform": row.platform,
-        "chat": chat.name if chat is not None else "",
+        "chat": chat_name(chat, names),
         "group": bool(chat.is_group) if chat is not None else False,
         "sender": sender, "content": text,
         "source": row.chat_id, "deleted": False, "edited": False, "kind": "call",

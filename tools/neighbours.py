@@ -47,10 +47,11 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
     tz = store.config.timezone
     mt = Message.__table__
     with store.read() as conn:
+        names = store.display_names(conn)
         found = readable_message(conn, seat, memory_id)
         if found is not None:
             row, chat = found
-            hit = message_record(row, chat, tz)
+            hit = message_record(row, chat, tz, names)
             # calls sort before messages of the same instant: (sent_at, ordinal, id) of the hit
             key = (row.sent_at, row.ordinal, row.id)
         else:
@@ -58,7 +59,7 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
             if found_call is None:
                 raise NotFound(f"no message with id {memory_id!r} (use an id from search_memory)")
             row, chat = found_call
-            hit = call_record(row, chat, tz)
+            hit = call_record(row, chat, tz, names)
             key = (row.started_at, -1, "")
         chat_id = row.chat_id
         older = conn.execute(select(mt).where(mt.c.chat_id == chat_id, _before(mt, *key))
@@ -70,10 +71,10 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
     mask = masker(seat)
     messages = []
     for r in reversed(older):
-        messages.append({**message_record(r, chat, tz), "hit": False})
+        messages.append({**message_record(r, chat, tz, names), "hit": False})
     messages.append({**hit, "hit": True})
     for r in newer:
-        messages.append({**message_record(r, chat, tz), "hit": False})
+        messages.append({**message_record(r, chat, tz, names), "hit": False})
     for m in messages:
         m["content"] = mask(m["content"])
     return {"messages": messages}

@@ -17,17 +17,36 @@ def timestamp_fields(dt: datetime, tz: tzinfo) -> dict[str, str]:
     return {"date": when.strftime("%Y-%m-%d %H:%M"), "timestamp": when.isoformat()}
 
 
-def message_record(row: Any, chat: Any, tz: tzinfo) -> dict[str, Any]:
+def sender_name(row: Any, names: dict[str, str] | None) -> str:
+    """The sender as people know them: the person's name once known (the owner stays `me`)."""
+    pid = getattr(row, "person_id", None)
+    if names and pid and pid != "me" and pid in names:
+        return names[pid]
+    return row.sender
+
+
+def chat_name(chat: Any, names: dict[str, str] | None) -> str:
+    """A one-to-one chat is called after its person once known; a group keeps its name."""
+    if chat is None:
+        return ""
+    pid = getattr(chat, "person_id", None)
+    if names and pid and not chat.is_group and pid in names:
+        return names[pid]
+    return chat.name
+
+
+def message_record(row: Any, chat: Any, tz: tzinfo, names: dict[str, str] | None = None) -> dict[str, Any]:
     """A message row (+ its chat row) as the dict every tool returns."""
     text = row.text or ""
+    sender = sender_name(row, names)
     return {
         "id": row.id,
         **timestamp_fields(row.sent_at, tz),
         "platform": row.platform,
-        "chat": chat.name if chat is not None else "",
+        "chat": chat_name(chat, names),
         "group": bool(chat.is_group) if chat is not None else False,
-        "sender": row.sender,
-        "content": f"{row.sender}: {text}" if row.sender else text,
+        "sender": sender,
+        "content": f"{sender}: {text}" if sender else text,
         "source": row.chat_id,
         "deleted": bool(row.deleted),
         "edited": bool(row.edited),

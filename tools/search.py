@@ -117,15 +117,18 @@ def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
-                  sort: str = "relevance") -> dict[str, Any]:
-    """Messages and calls matching `query`, best (or newest) first, with exact totals."""
+                  sort: str = "relevance", person: str | None = None) -> dict[str, Any]:
+    """Messages and calls matching `query`, best (or newest) first, with exact totals.
+
+    `person` (a name, phone number, e-mail or person id) finds that person's messages on
+    every platform, whatever name each platform shows for them."""
     timer = Timer()
     limit = check_int(limit, "limit", 1, 50)
     if sort not in SORTS:
         raise ArgumentError(f"sort must be one of {', '.join(SORTS)}; got {sort!r}")
     if group is not None and not isinstance(group, bool):
         raise ArgumentError(f"group must be true or false; got {group!r}")
-    for name, value in (("platform", platform), ("source", source), ("sender", sender)):
+    for name, value in (("platform", platform), ("source", source), ("sender", sender), ("person", person)):
         if value is not None and (not isinstance(value, str) or len(value) > 200):
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
     tz = store.config.timezone
@@ -136,7 +139,10 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         raise ArgumentError(f"since ({since}) must not be after until ({until})")
     store.index.refresh()
     ix = store.index.ix
-    q = parse_query(ix.schema, query)
+    if isinstance(query, str) and not query.strip() and (person or sender or source):
+        q = Q.Every()  # everything from this person / sender / chat, newest or best first
+    else:
+        q = parse_query(ix.schema, query)
 
     filters: list[Q.Query] = []
     if platform:
@@ -147,6 +153,8 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         filters.append(Q.Term("sender_key", sender.strip().lower().replace(",", " ")))
     if group is not None:
         filters.append(Q.Term("group", "1" if group else "0"))
+    if person is not None:
+        filters.append(_person_filter(store, person))
     if t_since or t_until:
         lo = int(t_since.replace(tzinfo=timezone.utc).timestamp()) if t_since else None
         hi = int(t_until.replace(tzinfo=timezone.utc).timestamp()) if t_until else None
@@ -177,6 +185,18 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         "has_more": total > len(results),
         "server_ms": timer.ms(),
     }
+
+
+def _person_filter(store: Store, person: str) -> Q.Query:
+    from chatmem.store.people import find_person
+
+    if not person.strip():
+        raise ArgumentError("person must be a name, a phone number, an e-mail or a person id")
+    with store.read() as conn:
+        ids = find_person(conn, person, store.config.region)
+    if not ids:
+        return Q.NullQuery  # nobody by that name: no messages, like an unknown sender
+    return Q.Or([Q.Term("person", pid.lower()) for pid in ids])
 
 
 def _highlight_terms(q, searcher) -> frozenset[str]:
@@ -213,16 +233,17 @@ def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]]
         calls = {r.id: r for r in conn.execute(select(ct).where(ct.c.id.in_(missing)))} if missing else {}
         chat_ids = {r.chat_id for r in [*msgs.values(), *calls.values()]}
         chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
+        names = store.display_names(conn)
     mask = masker(seat)
     out = []
     for doc_id, score in page:
         if doc_id in msgs:
             row = msgs[doc_id]
-            item = message_record(row, chats.get(row.chat_id), tz)
+            item = message_record(row, chats.get(row.chat_id), tz, names)
             text = row.text or ""
         elif doc_id in calls:
             row = calls[doc_id]
-            item = call_record(row, chats.get(row.chat_id), tz)
+            item = call_record(row, chats.get(row.chat_id), tz, names)
             text = " ".join(x for x in (row.summary, row.transcript) if x) or call_text(row)
         else:
             continue  # indexed but gone from the database: never show a ghost

@@ -72,9 +72,13 @@ def _search_memory(run: Run):
         sort: Annotated[Literal["relevance", "newest"], Field(
             description="`relevance` (best match first, the default) or `newest` (latest first).")]
         = "relevance",
+        person: Annotated[str | None, Field(
+            description="Only messages from this person on every platform (a name, phone number, "
+                        "e-mail or person id), however each app names them. Default: anyone.",
+            max_length=200)] = None,
     ):
         return run("search_memory", query=query, platform=platform, source=source, sender=sender,
-                   group=group, since=since, until=until, limit=limit, sort=sort)
+                   group=group, since=since, until=until, limit=limit, sort=sort, person=person)
 
     return search_memory
 
