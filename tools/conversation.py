@@ -21,6 +21,7 @@ from whoosh import query as Q
 
 from chatmem.config import Seat
 from chatmem.store import Store
+from chatmem.store.index import in_time_range
 from chatmem.store.models import Call, Message
 
 from .lookup import (
@@ -102,12 +103,12 @@ def _matching_message_ids(store: Store, chat_id: str, query: str, since: datetim
     store.index.refresh()
     ix = store.index.ix
     q = parse_query(ix.schema, query)
-    parts = [q, Q.Term("source", chat_id)]
-    if since is not None:
-        parts.append(Q.NumericRange("ts", int(since.replace(tzinfo=timezone.utc).timestamp()), None))
-    full = Q.AndNot(Q.And(parts), Q.Term("kind", "call"))
+    full = Q.AndNot(Q.And([q, Q.Term("source", chat_id)]), Q.Term("kind", "call"))
     with ix.searcher() as searcher:
-        return [h["id"] for h in searcher.search(full, limit=MAX_QUERY_MATCHES)]
+        allowed = None
+        if since is not None:
+            allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)
+        return [h["id"] for h in searcher.search(full, limit=MAX_QUERY_MATCHES, filter=allowed)]
 
 
 def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,

@@ -19,7 +19,7 @@ from whoosh.highlight import ContextFragmenter, Formatter, highlight
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, QueryError
 from chatmem.store import Store
-from chatmem.store.index import _analyzer
+from chatmem.store.index import _analyzer, in_time_range
 from chatmem.store.models import Call, Chat, Message
 
 from .lookup import Timer, call_record, call_text, check_int, parse_time
@@ -145,6 +145,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         q = parse_query(ix.schema, query)
 
     filters: list[Q.Query] = []
+    bounds: tuple[int | None, int | None] | None = None
     if platform:
         filters.append(Q.Term("platform", platform.strip().lower()))
     if source:
@@ -158,7 +159,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
     if t_since or t_until:
         lo = int(t_since.replace(tzinfo=timezone.utc).timestamp()) if t_since else None
         hi = int(t_until.replace(tzinfo=timezone.utc).timestamp()) if t_until else None
-        filters.append(Q.NumericRange("ts", lo, hi))
+        bounds = (lo, hi)
     scope = scope_filter(store, seat)
     excluded: Q.Query | None = None
     if scope is not None:
@@ -173,6 +174,9 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
 
     with ix.searcher() as searcher:
         kwargs: dict[str, Any] = {"sortedby": "ts", "reverse": True} if sort == "newest" else {}
+        if bounds is not None:
+            # the date bounds are checked on the `ts` column of every match, not by range terms
+            kwargs["filter"] = in_time_range(searcher, full, *bounds)
         hits = searcher.search(full, limit=limit, terms=False, **kwargs)
         total = len(hits)  # exact: Whoosh counts every matching document
         page = [(h["id"], h.score) for h in hits]
