@@ -44,13 +44,21 @@ def _digest(payload: dict[str, Any]) -> str:
 
 
 def message_digest(msg: rec.Message) -> str:
-    return _digest({
-        "t": to_utc_naive(msg.sent_at), "s": msg.sender, "h": msg.sender_handle, "x": msg.text,
-        "k": msg.kind, "d": msg.deleted, "e": msg.edited, "r": msg.reply_to, "c": msg.chat_id,
-        "v": [(v.text, to_utc_naive(v.timestamp)) for v in msg.versions],
-        "re": [(r.emoji, r.sender, r.removed) for r in msg.reactions],
-        "a": [asdict(a) for a in msg.attachments], "ex": msg.extra, "raw": msg.raw,
-    })
+    """What the source said about a message, as 32 hex digits: equal digests, unchanged."""
+    h = hashlib.blake2b(digest_size=16)
+    # plain fields joined by a separator that cannot occur in them; the rarely present lists
+    # and dicts go through JSON (much slower, so only when there is something to encode)
+    h.update("\x1f".join((
+        str(to_utc_naive(msg.sent_at)), msg.sender or "", msg.sender_handle or "", msg.text or "",
+        msg.kind, "d" if msg.deleted else "", "e" if msg.edited else "", msg.reply_to or "",
+        msg.chat_id, msg.raw or "")).encode("utf-8", "surrogatepass"))
+    if msg.versions or msg.reactions or msg.attachments or msg.extra:
+        h.update(json.dumps([
+            [(v.text, str(to_utc_naive(v.timestamp))) for v in msg.versions],
+            [(r.emoji, r.sender, r.removed) for r in msg.reactions],
+            [asdict(a) for a in msg.attachments], msg.extra,
+        ], sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def call_digest(call: rec.Call) -> str:
