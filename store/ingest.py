@@ -142,6 +142,7 @@ class Ingest:
         options = options or rec.ImportOptions()
         self.people = People(conn, self.seq, options.default_region,
                              options.owner_names, options.owner_handles)
+        self.person_cache: dict[tuple[str, str | None], str | None] = {}
         self.on_progress = on_progress or (lambda n: None)
         self.messages: list[rec.Message] = []
         self.calls: list[rec.Call] = []
@@ -328,10 +329,18 @@ class Ingest:
             "id": msg.id, "seq": self.seq, "chat_id": msg.chat_id, "platform": msg.platform,
             "sent_at": to_utc_naive(msg.sent_at), "ordinal": self.ordinal if msg.line is None else msg.line,
             "sender": msg.sender, "sender_handle": msg.sender_handle, "text": msg.text or "",
+            "person_id": self._person(msg.sender, msg.sender_handle),
             "kind": msg.kind, "guid": msg.guid, "deleted": msg.deleted, "edited": msg.edited,
             "reply_to": msg.reply_to, "extra": msg.extra or {}, "raw": msg.raw, "digest": digest,
             "role": msg.extra.get("role") if msg.extra else None, "run_id": self.run_id,
         }
+
+    def _person(self, sender: str, handle: str | None) -> str | None:
+        """The person behind a sender, resolved once per (sender, handle) in this import."""
+        key = (sender, handle)
+        if key not in self.person_cache:
+            self.person_cache[key] = self.people.resolve(sender, handle)
+        return self.people.current(self.person_cache[key])
 
     @staticmethod
     def _version_rows(message_id: str, versions: list[rec.Version], origin: str, start: int = 0) -> list[dict]:

@@ -70,6 +70,7 @@ class People:
         self.conn = conn
         self.seq = seq  # the ingest sequence number rows changed here are stamped with
         self.region = region
+        self.merged: dict[str, str] = {}  # person id -> the person it was merged into
         ht, pt = m.Handle.__table__, m.Person.__table__
         self.handles: dict[tuple[str, str], str] = {
             (r.kind, r.value): r.person_id for r in conn.execute(select(ht.c.kind, ht.c.value, ht.c.person_id))}
@@ -180,6 +181,13 @@ class People:
             if pid == other:
                 self.handles[key] = target
         self.people.pop(other, None)
+        self.merged[other] = target
+
+    def current(self, person_id: str | None) -> str | None:
+        """Follow merges made since `person_id` was handed out."""
+        while person_id in self.merged:
+            person_id = self.merged[person_id]
+        return person_id
 
     # ------------------------------------------------------------------ linking rows
     def link(self, only_unlinked: bool = True) -> int:
