@@ -39,6 +39,9 @@ def make_engine(url: str) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
+            # one transaction per source makes the WAL as big as the source; give the disk
+            # back after the checkpoint instead of keeping a multi-GB -wal file around
+            cur.execute("PRAGMA journal_size_limit=67108864")
             cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             cur.execute("PRAGMA foreign_keys=OFF")
             cur.close()
