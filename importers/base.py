@@ -2,7 +2,8 @@
 
 An importer reads one export (a file or a folder) and yields records — `Chat`, `Message`,
 `Call`, `Reaction`, `Problem`, `Contact`, and at most one `SourceState` — in any order except
-that a chat is yielded before the first record that names it. It knows nothing about storage:
+that a chat is yielded before the first record that names it. An importer that knows early how
+much is coming may yield an `Estimate` first, for the progress display. It knows nothing about storage:
 the store's ingest pipeline decides what is new, changed or unchanged.
 
 Ids are derived here, deterministically, from each record's natural key in its source, so the
@@ -241,7 +242,15 @@ class SourceState:
     notes: list[str] = field(default_factory=list)
 
 
-Record = Chat | Message | Call | Reaction | Contact | Problem | SourceState
+@dataclass
+class Estimate:
+    """How many records the importer expects to yield; optional, yielded early, so that the
+    progress display can say how long is left."""
+
+    records: int
+
+
+Record = Chat | Message | Call | Reaction | Contact | Problem | SourceState | Estimate
 
 
 @dataclass

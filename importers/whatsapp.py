@@ -25,6 +25,7 @@ from .base import (
     Attachment,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Occurrences,
@@ -428,6 +429,7 @@ class _ChatParser:
 
     def records(self) -> Iterator[Record]:
         entries = self._dated_entries()
+        yield Estimate(len(entries))
         for e in entries:
             self._split(e)
         authors = Counter(e.author for e in entries if e.author is not None)

@@ -133,7 +133,7 @@ class Ingest:
     """Writes one source's records inside the caller's open transaction `conn`."""
 
     def __init__(self, conn: Connection, report: Report, run_id: int,
-                 on_progress: Callable[[int], None] | None = None,
+                 on_progress: Callable[..., None] | None = None,
                  options: rec.ImportOptions | None = None):
         self.conn = conn
         self.report = report
@@ -143,7 +143,7 @@ class Ingest:
         self.people = People(conn, self.seq, options.default_region,
                              options.owner_names, options.owner_handles)
         self.person_cache: dict[tuple[str, str | None], str | None] = {}
-        self.on_progress = on_progress or (lambda n: None)
+        self.on_progress = on_progress or (lambda n, total=None: None)
         self.messages: list[rec.Message] = []
         self.calls: list[rec.Call] = []
         self.reactions: list[rec.Reaction] = []
@@ -152,6 +152,7 @@ class Ingest:
         self.state: rec.SourceState | None = None
         self.count = 0
         self.records = 0  # anything the importer yielded at all
+        self.expected: int | None = None  # what the importer's Estimate announced
         self.ordinal = 0
 
     # -- dispatch
@@ -175,6 +176,8 @@ class Ingest:
                 self.add_problem(r)
             elif isinstance(r, rec.Contact):
                 self.add_contact(r)
+            elif isinstance(r, rec.Estimate):
+                self.expected = (self.expected or 0) + r.records
             elif isinstance(r, rec.SourceState):
                 self.state = r
                 self.report.notes.extend(r.notes)
@@ -279,7 +282,7 @@ class Ingest:
         if attachments:
             self.conn.execute(at.insert(), attachments)
         self.count += len(batch)
-        self.on_progress(self.count)
+        self.on_progress(self.count, self.expected)
         if len(self.reactions) >= BATCH:
             self.flush_reactions()
 

@@ -150,7 +150,7 @@ class Store:
 
     def import_path(self, path: str | os.PathLike, platform: str | None = None,
                     options: rec.ImportOptions | None = None, *, force: bool = False,
-                    wait: bool = True, on_progress: Callable[[int], None] | None = None,
+                    wait: bool = True, on_progress: Callable[..., None] | None = None,
                     on_wait: Callable[[], None] | None = None) -> list[Report]:
         """Import a file or a folder (every recognised export in it). One report per source."""
         path = Path(path).expanduser()
@@ -199,7 +199,7 @@ class Store:
         return out
 
     def import_source(self, path: Path, importer: rec.Importer, options: rec.ImportOptions,
-                      *, force: bool = False, on_progress: Callable[[int], None] | None = None) -> Report:
+                      *, force: bool = False, on_progress: Callable[..., None] | None = None) -> Report:
         """One source, one transaction: all of it lands, or none of it."""
         started = time.monotonic()
         key = str(path.resolve())

@@ -215,7 +215,7 @@ def test_any_bytes_give_records_or_one_format_error(tmp_path, platform, name, da
     path.write_bytes(data)
     for r in _read_all(platform, path):
         assert isinstance(r, (rec.Chat, rec.Message, rec.Call, rec.Reaction, rec.Contact,
-                              rec.Problem, rec.SourceState))
+                              rec.Problem, rec.SourceState, rec.Estimate))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

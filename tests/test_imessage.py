@@ -33,6 +33,7 @@ from chatmem.importers import detect
 from chatmem.importers.base import (
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -48,7 +49,8 @@ FIXTURE_DB = Path(__file__).resolve().parents[1] / "fixtures" / "imessage" / "ch
 
 
 def read(path: Path, state: dict | None = None) -> list:
-    return list(IMessageImporter().read(path, ImportOptions(state=dict(state or {}))))
+    records = IMessageImporter().read(path, ImportOptions(state=dict(state or {})))
+    return [r for r in records if not isinstance(r, Estimate)]  # progress hints only
 
 
 def of(records: list, cls: type) -> list:

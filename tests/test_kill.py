@@ -85,9 +85,24 @@ def index_writing(home: Path) -> bool:
         any(p.suffix == ".seg" for p in (home / "index").glob("*"))
 
 
+def committed(home: Path) -> bool:
+    """The source's transaction is visible to another connection: the database commit is done."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{home / 'chatmem.db'}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return conn.execute("SELECT count(*) FROM sources").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
 KILL_POINTS = {
     "before the first write": lambda home: (home / "import.lock").exists(),
     "during the database write": lambda home: wal_size(home) > 2_000_000,
+    "right after the database commit": committed,
     "during the index write": index_writing,
 }
 

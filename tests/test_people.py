@@ -149,3 +149,26 @@ def test_without_contacts_a_number_joins_the_name_it_arrives_with(cli):
     anna = people_by_name(cli)["Anna Berg"]
     assert {"imessage", "signal", "whatsapp"} <= set(anna["platforms"])
     assert "+15550100001" not in people_by_name(cli)
+
+
+def test_macos_addressbook_database(cli, tmp_path):
+    """The macOS Contacts store (AddressBook-v22.abcddb) names people like a vCard does."""
+    import sqlite3
+
+    db = tmp_path / "AddressBook-v22.abcddb"
+    conn = sqlite3.connect(db)
+    conn.executescript("""
+        CREATE TABLE ZABCDRECORD (Z_PK INTEGER PRIMARY KEY, ZFIRSTNAME TEXT, ZLASTNAME TEXT, ZORGANIZATION TEXT);
+        CREATE TABLE ZABCDPHONENUMBER (Z_PK INTEGER PRIMARY KEY, ZOWNER INTEGER, ZFULLNUMBER TEXT);
+        CREATE TABLE ZABCDEMAILADDRESS (Z_PK INTEGER PRIMARY KEY, ZOWNER INTEGER, ZADDRESS TEXT);
+        INSERT INTO ZABCDRECORD VALUES (1, 'Anna', 'Berg', NULL), (2, NULL, NULL, 'Praxis Weiss');
+        INSERT INTO ZABCDPHONENUMBER VALUES (1, 1, '+1 (555) 010-0001'), (2, 2, '+49 30 1234567');
+        INSERT INTO ZABCDEMAILADDRESS VALUES (1, 1, 'anna.berg@example.com');
+    """)
+    conn.commit()
+    conn.close()
+    cli("import", FIXTURES / "imessage")
+    report = cli.json("import", db)[0]
+    assert report["contacts"] == 2
+    anna = people_by_name(cli)["Anna Berg"]
+    assert ANNA in [h["value"] for h in anna["handles"]] and anna["messages"] > 0

@@ -19,6 +19,7 @@ from chatmem.importers.base import (
     OWNER,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -41,7 +42,8 @@ CORPUS_SQL = (
 
 
 def read(path: Path, **options) -> list:
-    return list(SignalImporter().read(path, ImportOptions(**options)))
+    records = SignalImporter().read(path, ImportOptions(**options))
+    return [r for r in records if not isinstance(r, Estimate)]  # progress hints only
 
 
 def plain(records: list) -> list[dict]:

@@ -12,6 +12,7 @@ from chatmem.errors import FormatError
 from chatmem.importers.base import (
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -44,7 +45,8 @@ def _import(data: bytes, name: str, **options) -> list:
         path = Path(tmp) / name
         path.write_bytes(data)
         try:
-            return list(WhatsAppImporter().read(path, ImportOptions(**options)))
+            records = WhatsAppImporter().read(path, ImportOptions(**options))
+            return [r for r in records if not isinstance(r, Estimate)]  # progress hints only
         except FormatError as e:
             assert name in str(e), "a format error names the file"
             return []

@@ -98,15 +98,16 @@ def print_report(r: dict) -> None:
 
 
 @contextmanager
-def progress_printer(show: bool, label: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
-    """A one-line progress display on stderr (records, rate, time left when the total is known)."""
+def progress_printer(show: bool, label: str) -> Iterator[Callable[..., None]]:
+    """A one-line progress display on stderr: records, rate, and time left when the importer
+    said how many records to expect."""
     if not show:
-        yield lambda n: None
+        yield lambda n, total=None: None
         return
     start = time.monotonic()
     last = [0.0]
 
-    def update(n: int) -> None:
+    def update(n: int, total: int | None = None) -> None:
         now = time.monotonic()
         if now - last[0] < 0.2:
             return

@@ -23,6 +23,7 @@ from ..base import (
     OWNER,
     Attachment,
     Chat,
+    Estimate,
     Message,
     Problem,
     Reaction,
@@ -254,6 +255,7 @@ class ChatDb:
         self.max_edited = int(state.get("max_date_edited") or 0) if since else 0
         self.max_retracted = int(state.get("max_date_retracted") or 0) if since else 0
         self.max_deleted = int(state.get("max_delete_date") or 0) if since else 0
+        yield Estimate(max(0, self.top_rowid - since))
         if since:
             yield from self._changed_old_rows(since)
         for row, chat_rowid, deleted_chat, delete_date in self._rows("m.ROWID > ?", (since,)):

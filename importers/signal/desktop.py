@@ -25,6 +25,7 @@ from ..base import (
     Attachment,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -164,6 +165,7 @@ class _Run:
     # ------------------------------------------------------------------------------ the pass
 
     def records(self) -> Iterator[Record]:
+        yield Estimate(self.conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0)
         query = f"SELECT rowid, {', '.join(self.columns)} FROM messages ORDER BY rowid"
         names = ["rowid", *self.columns]
         for values in self.conn.execute(query):
