@@ -216,7 +216,11 @@ class Store:
                                 "--force reads it again")
             report.seconds = time.monotonic() - started
             return report
-        run_options = replace(options, state=dict(known.state or {}) if known is not None else {})
+        state = dict(known.state or {}) if known is not None else {}
+        shared = self._shared_aliases(importer.platform, key)
+        if shared:
+            state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
+        run_options = replace(options, state=state)
         try:
             with self.write() as conn:
                 runs = m.ImportRun.__table__
@@ -249,6 +253,16 @@ class Store:
         self.catch_up_index()
         report.seconds = time.monotonic() - started
         return report
+
+    def _shared_aliases(self, platform: str, path: str) -> dict[str, str]:
+        """Chat names learned from every other export of this platform (a group renamed since
+        one export keeps its chat in the next, even when that export no longer shows the rename)."""
+        st = m.Source.__table__
+        out: dict[str, str] = {}
+        with self.read() as conn:
+            for state, in conn.execute(select(st.c.state).where(st.c.platform == platform, st.c.path != path)):
+                out.update((state or {}).get("chat_aliases") or {})
+        return out
 
     # ------------------------------------------------------------------ index
     def catch_up_index(self) -> int:

@@ -247,3 +247,23 @@ def test_jsonl_platform_names_are_checked(cli, tmp_path, bad_platform):
                                             {**msg("y", "2024-01-01T00:01:00+00:00"), "platform": bad_platform or 5}])
     report = cli.json("import", src)[0]
     assert report["messages"]["new"] == 1 and report["unparsed"] == 1
+
+
+def test_a_renamed_group_keeps_its_chat_across_exports(cli, tmp_path):
+    """The first export shows the group's creation and its rename; a later export (named after
+    the new name) starts after the rename. Both land in one chat."""
+    first = tmp_path / "WhatsApp Chat with Book Club.txt"
+    first.write_text(
+        '12/01/2024, 10:00 - Anna Berg created group "Book Club"\n'
+        "12/01/2024, 10:01 - Anna Berg: Welcome everyone\n"
+        '15/01/2024, 09:00 - Anna Berg changed the subject from "Book Club" to "Readers Circle"\n'
+        "15/01/2024, 09:05 - Ben Ortiz: Nice new name\n", encoding="utf-8")
+    later = tmp_path / "WhatsApp Chat with Readers Circle.txt"
+    later.write_text(
+        "20/02/2024, 18:00 - Ben Ortiz: Next book: Dune\n"
+        "20/02/2024, 18:02 - Sam Rivera: Great choice\n", encoding="utf-8")
+    one = cli.json("import", first)[0]["chats"]
+    two = cli.json("import", later)[0]["chats"]
+    assert [c["source"] for c in one] == [c["source"] for c in two]
+    chats = cli.json("chats")["chats"]
+    assert len(chats) == 1 and chats[0]["messages"] == 6
