@@ -104,7 +104,7 @@ def _matching_message_ids(store: Store, chat_id: str, query: str, since: datetim
     ix = store.index.ix
     q = parse_query(ix.schema, query)
     full = Q.AndNot(Q.And([q, Q.Term("source", chat_id)]), Q.Term("kind", "call"))
-    with ix.searcher() as searcher:
+    with store.index.reading() as searcher:
         allowed = None
         if since is not None:
             allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)

@@ -172,7 +172,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
     if excluded is not None:
         full = Q.AndNot(full, excluded)
 
-    with ix.searcher() as searcher:
+    with store.index.reading() as searcher:
         kwargs: dict[str, Any] = {"sortedby": "ts", "reverse": True} if sort == "newest" else {}
         if bounds is not None:
             # the date bounds are checked on the `ts` column of every match, not by range terms
