@@ -154,6 +154,11 @@ class Ingest:
         self.records = 0  # anything the importer yielded at all
         self.expected: int | None = None  # what the importer's Estimate announced
         self.ordinal = 0
+        # Into an empty store nothing can exist yet but what this import wrote itself: skip the
+        # per-batch lookups of earlier rows (a fifth of a first import's database time).
+        mt = m.Message.__table__
+        self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
+        self.written: set[str] = set()  # ids inserted by this import, in fresh mode
 
     # -- dispatch
     def feed(self, records: Iterable[rec.Record]) -> None:
@@ -242,8 +247,12 @@ class Ingest:
             if msg.id in by_id:
                 dupes.append(by_id[msg.id])
             by_id[msg.id] = msg
-        aliases = self._aliases(list(by_id))
-        existing = self._existing_messages({aliases.get(i, i) for i in by_id})
+        if self.fresh:
+            aliases = {}
+            existing = self._existing_messages({i for i in by_id if i in self.written})
+        else:
+            aliases = self._aliases(list(by_id))
+            existing = self._existing_messages({aliases.get(i, i) for i in by_id})
         inserts, versions, attachments = [], [], []
         for msg in dupes:
             self.report.chat(msg.chat_id).unchanged += 1
@@ -253,7 +262,7 @@ class Ingest:
             old = existing.get(target)
             cr = self.report.chat(msg.chat_id)
             self.touched_chats.add(msg.chat_id)
-            if old is None and msg.guid is None and (msg.deleted or msg.edited):
+            if old is None and not self.fresh and msg.guid is None and (msg.deleted or msg.edited):
                 old = self._reconcile_content_keyed(msg)
                 if old is not None:
                     target = old["id"]
@@ -263,6 +272,8 @@ class Ingest:
                 versions.extend(self._version_rows(msg_id, msg.versions, "source"))
                 attachments.extend(self._attachment_rows(msg_id, msg.attachments))
                 cr.new += 1
+                if self.fresh:
+                    self.written.add(msg_id)
                 existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
                                     "deleted": msg.deleted}
             elif old["digest"] == digest:
