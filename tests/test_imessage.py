@@ -180,10 +180,16 @@ def test_raw_record_has_the_row_the_decoded_text_and_earlier_versions(tmp_path: 
     msgs = messages(read(sc.path))
     raw = json.loads(msgs[sc.guids["edited"]].raw)
     assert raw["guid"] == sc.guids["edited"]
-    assert raw["attributedBody"] == {"$hex": attributed_body("See you at 11").hex()}
+    # a blob that only repeats the `text` column is not copied as hex (it was most of the store)
+    blob = attributed_body("See you at 11")
+    assert raw["attributedBody"] == {"$bytes": len(blob), "decoded": False}
     assert raw["_earlier_versions"][0]["text"] == "See you at 10"
     raw = json.loads(msgs[sc.guids["body_only"]].raw)
     assert raw["text"] is None and raw["_decoded_text"] == "Yes! See you at 10"
+    assert raw["attributedBody"]["decoded"] is True
+    # one we could not decode is kept whole, for a later, better reader
+    raw = json.loads(msgs[sc.guids["broken"]].raw)
+    assert "$hex" in raw["attributedBody"]
 
 
 # ------------------------------------------------------------------ incremental

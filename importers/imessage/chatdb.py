@@ -345,12 +345,14 @@ class ChatDb:
 
         text = row["text"] or ""
         body: Body | None = None
+        undecodable = False
         blob = row.get("attributedBody")
         if blob and (not text or OBJECT_REPLACEMENT in text or row.get("is_audio_message")):
             try:
                 body = decode_attributed_body(blob)
                 text = body.text if body.text or not text else text
             except TypedStreamError as e:
+                undecodable = True
                 self.counts.undecodable += 1
                 yield Problem(self.display, rowid, f"attributedBody could not be decoded: {e}",
                               text=text, chat_id=chat.id)  # fmt: skip
@@ -417,10 +419,11 @@ class ChatDb:
         if row.get("associated_message_guid") and kind:
             extra["associated_message"] = {"type": kind, "guid": row["associated_message_guid"]}
         msg.extra = extra
-        if body is not None and row.get("attributedBody"):
-            # decoded: the raw record shows its text (`_decoded_text`) instead of kilobytes of
-            # hex per message (at a million messages, half the store). Undecodable blobs stay.
-            row = {**row, "attributedBody": {"$decoded_bytes": len(row["attributedBody"])}}
+        if blob and (body is not None or (row["text"] and not undecodable)):
+            # The raw record shows the decoded text (`_decoded_text`), or the `text` column the
+            # blob only repeats, instead of a kilobyte of hex per message (at a million messages,
+            # most of the store). A blob we could not decode stays as it was, for later tools.
+            row = {**row, "attributedBody": {"$bytes": len(blob), "decoded": body is not None}}
         msg.raw = fast_raw_json(row, raw_extra)
         self.counts.messages += 1
         yield msg
