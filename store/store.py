@@ -250,6 +250,8 @@ class Store:
             raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e)}") from e
         except (UnicodeDecodeError, OSError) as e:
             raise FormatError(f"{path}: cannot read it: {e}") from e
+        if on_progress is not None:
+            on_progress(report.totals()["new"], None, phase="updating the search index")
         self.catch_up_index()
         report.seconds = time.monotonic() - started
         return report

@@ -105,10 +105,14 @@ def progress_printer(show: bool, label: str) -> Iterator[Callable[..., None]]:
         yield lambda n, total=None: None
         return
     start = time.monotonic()
-    last = [0.0]
+    last = [start]
 
-    def update(n: int, total: int | None = None) -> None:
+    def update(n: int, total: int | None = None, phase: str | None = None) -> None:
         now = time.monotonic()
+        if phase is not None:  # a new phase: say so at once, whatever the rate limit
+            sys.stderr.write(f"\r{label}: {phase}{' ' * 30}")
+            sys.stderr.flush()
+            return
         if now - last[0] < 0.2:
             return
         last[0] = now
