@@ -143,7 +143,7 @@ class Ingest:
         self.people = People(conn, self.seq, options.default_region,
                              options.owner_names, options.owner_handles)
         self.person_cache: dict[tuple[str, str | None], str | None] = {}
-        self.on_progress = on_progress or (lambda n, total=None: None)
+        self.on_progress = on_progress or (lambda n, total=None, phase=None: None)
         self.messages: list[rec.Message] = []
         self.calls: list[rec.Call] = []
         self.reactions: list[rec.Reaction] = []

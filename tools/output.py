@@ -102,7 +102,7 @@ def progress_printer(show: bool, label: str) -> Iterator[Callable[..., None]]:
     """A one-line progress display on stderr: records, rate, and time left when the importer
     said how many records to expect."""
     if not show:
-        yield lambda n, total=None: None
+        yield lambda n, total=None, phase=None: None
         return
     start = time.monotonic()
     last = [start]
