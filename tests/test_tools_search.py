@@ -113,3 +113,12 @@ def test_calls_are_found_by_summary_and_transcript(loaded, seats):
     assert r["results"][0]["kind"] == "call" and r["results"][0]["id"].startswith("c_")
     r = search(loaded, seats["owner"], "basket")
     assert r["results"][0]["kind"] == "call"
+
+
+def test_a_date_range_with_no_match_finds_nothing(loaded, seats):
+    """Regression: an empty set of in-range documents was read by Whoosh as no filter at all,
+    so a date range that matched nothing returned every match of the words."""
+    owner = seats["owner"]
+    assert search(loaded, owner, "garden")["total"] > 0
+    empty = search(loaded, owner, "garden", since="1999-01-01", until="1999-12-31")
+    assert empty["total"] == 0 and empty["results"] == [] and empty["has_more"] is False

@@ -108,6 +108,8 @@ def _matching_message_ids(store: Store, chat_id: str, query: str, since: datetim
         allowed = None
         if since is not None:
             allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)
+            if not allowed:  # an empty filter would mean no filter to Whoosh
+                return []
         return [h["id"] for h in searcher.search(full, limit=MAX_QUERY_MATCHES, filter=allowed)]
 
 

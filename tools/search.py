@@ -174,12 +174,17 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
 
     with store.index.reading() as searcher:
         kwargs: dict[str, Any] = {"sortedby": "ts", "reverse": True} if sort == "newest" else {}
+        allowed = None
         if bounds is not None:
             # the date bounds are checked on the `ts` column of every match, not by range terms
-            kwargs["filter"] = in_time_range(searcher, full, *bounds)
-        hits = searcher.search(full, limit=limit, terms=False, **kwargs)
-        total = len(hits)  # exact: Whoosh counts every matching document
-        page = [(h["id"], h.score) for h in hits]
+            allowed = kwargs["filter"] = in_time_range(searcher, full, *bounds)
+        if allowed is not None and not allowed:
+            # nothing in the date range (Whoosh would read an empty filter as no filter at all)
+            total, page = 0, []
+        else:
+            hits = searcher.search(full, limit=limit, terms=False, **kwargs)
+            total = len(hits)  # exact: Whoosh counts every matching document
+            page = [(h["id"], h.score) for h in hits]
         terms = _highlight_terms(q, searcher)
 
     results = _load_results(store, seat, page, terms, tz)
