@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -342,13 +342,15 @@ class Store:
                            platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
                            group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
 
-    def display_names(self, conn: Connection) -> dict[str, str]:
-        """person id -> name to show, cached until the database changes (a new ingest seq)."""
+    def display_names(self, conn: Connection) -> PersonNames:
+        """person id -> name to show, looked up as asked and cached until the database
+        changes (a new ingest seq). Loading every person up front cost ~15 ms at a million
+        messages on the first call after each import."""
         seq = current_seq(conn)
         if getattr(self, "_names_seq", None) != seq:
-            self._names = display_names(conn)
+            self._names = {}
             self._names_seq = seq
-        return self._names
+        return PersonNames(self, self._names)
 
     def mark_changed(self, conn: Connection, message_ids: list[str]) -> None:
         """Bump `seq` of some messages so the index picks them up (e.g. agent turns)."""
@@ -357,6 +359,36 @@ class Store:
         seq = next_seq(conn)
         mt = m.Message.__table__
         conn.execute(mt.update().where(mt.c.id.in_(message_ids)).values(seq=seq))
+
+
+class PersonNames(Mapping):
+    """A read-only mapping person id -> name that fetches (and caches) names on first use."""
+
+    def __init__(self, store: Store, cache: dict[str, str | None]):
+        self.store = store
+        self.cache = cache
+
+    def _load(self, pid: str) -> str | None:
+        if pid not in self.cache:
+            pt = m.Person.__table__
+            with self.store.read() as conn:  # usable after the caller's connection closed
+                self.cache[pid] = conn.execute(select(pt.c.name).where(pt.c.id == pid)).scalar()
+        return self.cache[pid]
+
+    def __getitem__(self, pid: str) -> str:
+        name = self._load(pid) if isinstance(pid, str) else None
+        if name is None:
+            raise KeyError(pid)
+        return name
+
+    def __contains__(self, pid: object) -> bool:
+        return isinstance(pid, str) and self._load(pid) is not None
+
+    def __iter__(self):
+        return iter(k for k, v in self.cache.items() if v is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for v in self.cache.values() if v is not None)
 
 
 def display_names(conn: Connection) -> dict[str, str]:

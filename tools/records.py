@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
@@ -17,25 +18,25 @@ def timestamp_fields(dt: datetime, tz: tzinfo) -> dict[str, str]:
     return {"date": when.strftime("%Y-%m-%d %H:%M"), "timestamp": when.isoformat()}
 
 
-def sender_name(row: Any, names: dict[str, str] | None) -> str:
+def sender_name(row: Any, names: Mapping[str, str] | None) -> str:
     """The sender as people know them: the person's name once known (the owner stays `me`)."""
     pid = getattr(row, "person_id", None)
-    if names and pid and pid != "me" and pid in names:
+    if names is not None and pid and pid != "me" and pid in names:
         return names[pid]
     return row.sender
 
 
-def chat_name(chat: Any, names: dict[str, str] | None) -> str:
+def chat_name(chat: Any, names: Mapping[str, str] | None) -> str:
     """A one-to-one chat is called after its person once known; a group keeps its name."""
     if chat is None:
         return ""
     pid = getattr(chat, "person_id", None)
-    if names and pid and not chat.is_group and pid in names:
+    if names is not None and pid and not chat.is_group and pid in names:
         return names[pid]
     return chat.name
 
 
-def message_record(row: Any, chat: Any, tz: tzinfo, names: dict[str, str] | None = None) -> dict[str, Any]:
+def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A message row (+ its chat row) as the dict every tool returns."""
     text = row.text or ""
     sender = sender_name(row, names)
