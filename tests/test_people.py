@@ -95,8 +95,12 @@ def test_merge_and_split_survive_a_reimport(everything):
     everything("people", "merge", "Priya Shah", "Nora Quinn")
     for folder in ("whatsapp", "imessage", "signal"):
         everything("import", "--force", FIXTURES / folder)
+    everything("reindex")  # the index is rebuilt from the database: the merge is there too
     people = people_by_name(everything)
     assert "Nora Quinn" not in people
+    found = everything.json("search", "--person", "Priya Shah", "--limit", "50")
+    assert {r["sender"] for r in found["results"]} == {"Priya Shah"}
+    assert found["total"] == priya["messages"] + nora["messages"]
     merged = people["Priya Shah"]
     assert merged["messages"] == priya["messages"] + nora["messages"]
     assert merged["manual"] is True
