@@ -124,6 +124,8 @@ class Chat:
     participants: list[str] = field(default_factory=list)  # display names or handles, not "me"
     handles: list[str] = field(default_factory=list)  # phone numbers / e-mails / service ids
     id: str = ""  # derived from (platform, key) when empty
+    created_at: datetime | None = None  # agent sessions: when the session started
+    memory_paused: bool | None = None  # None: leave as it is
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -222,6 +224,32 @@ class Contact:
 
 
 @dataclass
+class Person:
+    """A person as a store exports it (JSON Lines round trip): their id, name and handles,
+    and whether a user fixed them by hand (merge, split, rename)."""
+
+    id: str
+    name: str
+    handles: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, value, source)
+    manual: bool = False
+    from_contact: bool = False
+
+
+@dataclass
+class SavedMemory:
+    """One saved version of a conversation's memory, as a store exports it."""
+
+    id: str
+    chat_id: str
+    version: int
+    text: str
+    created_at: datetime
+    cites: list[str] = field(default_factory=list)
+    newest_cited_at: datetime | None = None
+    seat: str | None = None
+
+
+@dataclass
 class Problem:
     """Something in the source that could not be parsed. It is counted, reported with its
     line/row number, and its text is kept in the store — never silently dropped."""
@@ -250,7 +278,8 @@ class Estimate:
     records: int
 
 
-Record = Chat | Message | Call | Reaction | Contact | Problem | SourceState | Estimate
+Record = (Chat | Message | Call | Reaction | Contact | Person | SavedMemory | Problem | SourceState
+          | Estimate)
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """JSON Lines in the normalized shape: the canonical way to bring in any other source, and
 the format `chatmem export` writes (so export -> import reproduces ids and contents).
 
-One JSON object per line; `type` is `chat`, `message` (the default) or `call`:
+One JSON object per line; `type` is `message` (the default), `call`, `chat`, `person` or
+`memory` (the last two are what `chatmem export` writes so that people, with their hand-made
+merges, and saved memories survive an export and import):
 
     {"type": "message", "platform": "whatsapp", "chat": "Anna Berg", "sender": "Anna Berg",
      "timestamp": "2024-03-01T09:15:00+01:00", "text": "Coffee at 10?"}
@@ -32,9 +34,11 @@ from .base import (
     ImportOptions,
     Message,
     Occurrences,
+    Person,
     Problem,
     Reaction,
     Record,
+    SavedMemory,
     Version,
     call_id,
     chat_id,
@@ -146,7 +150,8 @@ class _Reader:
                         group=bool(group) if group is not None else (chat.group if chat else False),
                         participants=[str(p) for p in participants] or (chat.participants if chat else []),
                         handles=[str(h) for h in _get(obj, "handles", list, [])],
-                        id=cid)
+                        id=cid, created_at=self.when(obj, "created_at", required=False),
+                        memory_paused=_get(obj, "memory_paused", bool))
             self.chats[cid] = chat
             yield chat
         self.last_chat = cid
@@ -164,8 +169,34 @@ class _Reader:
         elif rtype == "call":
             yield from self.chat(obj)
             yield self.call(obj, line_text, lineno)
+        elif rtype == "person":
+            yield self.person(obj)
+        elif rtype == "memory":
+            yield self.memory(obj)
         else:
-            raise BadRecord(f"'type' must be chat, message or call, not {rtype!r}")
+            raise BadRecord(f"'type' must be chat, message, call, person or memory, not {rtype!r}")
+
+    def person(self, obj: dict) -> Person:
+        handles = []
+        for h in _get(obj, "handles", list, []):
+            if not isinstance(h, dict):
+                raise BadRecord("'handles' must be a list of objects")
+            handles.append((_get(h, "kind", str, required=True), _get(h, "value", str, required=True),
+                            _get(h, "source", str, "seen")))
+        return Person(id=_get(obj, "person", str, required=True), name=_get(obj, "name", str, required=True),
+                      handles=handles, manual=bool(_get(obj, "manual", bool, False)),
+                      from_contact=bool(_get(obj, "from_contact", bool, False)))
+
+    def memory(self, obj: dict) -> SavedMemory:
+        cites = _get(obj, "cites", list, [])
+        if not all(isinstance(c, str) for c in cites):
+            raise BadRecord("'cites' must be a list of ids")
+        version = _get(obj, "version", int, required=True)
+        return SavedMemory(
+            id=_get(obj, "id", str, required=True), chat_id=_get(obj, "source", str, required=True),
+            version=version, text=_get(obj, "text", str, required=True), cites=cites,
+            created_at=self.when(obj, "created_at"), newest_cited_at=self.when(obj, "newest_cited_at", required=False),
+            seat=_get(obj, "seat", str))
 
     def message(self, obj: dict, line_text: str, lineno: int) -> Message:
         chat = self.current

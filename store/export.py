@@ -23,13 +23,20 @@ def iso(dt: datetime | None) -> str | None:
 
 
 def export_records(conn: Connection) -> Iterator[dict]:
-    """Chats first, then each chat's messages and calls in time order."""
+    """People first, then each chat with its messages and calls in time order, then the saved
+    memories: everything a store holds that is not derived."""
     ch, mt, ct = m.Chat.__table__, m.Message.__table__, m.Call.__table__
+    yield from _people(conn)
     for chat in conn.execute(select(ch).order_by(ch.c.id)).all():
         base = {"platform": chat.platform, "chat": chat.name, "source": chat.id,
                 "chat_key": chat.key, "group": bool(chat.is_group)}
-        yield {"type": "chat", **base, "participants": chat.participants or [],
-               "handles": chat.handles or []}
+        chat_line = {"type": "chat", **base, "participants": chat.participants or [],
+                     "handles": chat.handles or []}
+        if chat.created_at is not None:
+            chat_line["created_at"] = iso(chat.created_at)
+        if chat.memory_paused:
+            chat_line["memory_paused"] = True
+        yield chat_line
         rows = conn.execute(select(mt).where(mt.c.chat_id == chat.id)
                             .order_by(mt.c.sent_at, mt.c.ordinal, mt.c.id)
                             .execution_options(yield_per=BATCH))
@@ -55,6 +62,27 @@ def export_records(conn: Connection) -> Iterator[dict]:
                     rec[key] = getattr(r, key)
             rec["raw"] = r.raw
             yield rec
+
+
+    mem = m.Memory.__table__
+    for r in conn.execute(select(mem).order_by(mem.c.chat_id, mem.c.version)):
+        rec = {"type": "memory", "id": r.id, "source": r.chat_id, "version": r.version,
+               "text": r.text, "cites": list(r.cites or []), "created_at": iso(r.created_at)}
+        if r.newest_cited_at is not None:
+            rec["newest_cited_at"] = iso(r.newest_cited_at)
+        if r.seat:
+            rec["seat"] = r.seat
+        yield rec
+
+
+def _people(conn: Connection) -> Iterator[dict]:
+    pt, ht = m.Person.__table__, m.Handle.__table__
+    handles: dict[str, list[dict]] = defaultdict(list)
+    for r in conn.execute(select(ht).order_by(ht.c.id)):
+        handles[r.person_id].append({"kind": r.kind, "value": r.value, "source": r.source})
+    for r in conn.execute(select(pt).order_by(pt.c.id)):
+        yield {"type": "person", "person": r.id, "name": r.name, "manual": bool(r.manual),
+               "from_contact": bool(r.from_contact), "handles": handles.get(r.id, [])}
 
 
 def _details(conn: Connection, ids: list[str]) -> dict[str, dict]:

@@ -23,7 +23,7 @@ from chatmem.importers import base as rec
 
 from . import models as m
 from .db import next_seq
-from .people import People
+from .people import AGENT, People
 
 BATCH = 2000
 SQL_CHUNK = 500  # ids per IN (...) list
@@ -181,6 +181,12 @@ class Ingest:
                 self.add_problem(r)
             elif isinstance(r, rec.Contact):
                 self.add_contact(r)
+            elif isinstance(r, rec.Person):
+                self.flush_messages()
+                self.people.restore(r)
+                self.report.contacts += 1
+            elif isinstance(r, rec.SavedMemory):
+                self.add_memory(r)
             elif isinstance(r, rec.Estimate):
                 self.expected = (self.expected or 0) + r.records
             elif isinstance(r, rec.SourceState):
@@ -204,7 +210,8 @@ class Ingest:
             self.conn.execute(t.insert().values(
                 id=chat.id, platform=chat.platform, key=chat.key, name=chat.name,
                 is_group=chat.group, participants=participants, handles=handles,
-                message_count=0, memory_paused=False, seq=self.seq))
+                message_count=0, memory_paused=bool(chat.memory_paused),
+                created_at=to_utc_naive(chat.created_at), seq=self.seq))
         else:
             merged_p = list(dict.fromkeys([*(row.participants or []), *participants]))
             merged_h = list(dict.fromkeys([*(row.handles or []), *handles]))
@@ -217,6 +224,13 @@ class Ingest:
                     self.conn.execute(m.Message.__table__.update()
                                       .where(m.Message.__table__.c.chat_id == chat.id)
                                       .values(seq=self.seq))
+        if row is not None and (chat.created_at is not None or chat.memory_paused is not None):
+            extra_values = {}
+            if chat.created_at is not None:
+                extra_values["created_at"] = to_utc_naive(chat.created_at)
+            if chat.memory_paused is not None:
+                extra_values["memory_paused"] = chat.memory_paused
+            self.conn.execute(t.update().where(t.c.id == chat.id).values(**extra_values))
         self.chat_names[chat.id] = chat.name
         cr = self.report.chat(chat.id)
         cr.name, cr.platform = chat.name, chat.platform
@@ -343,7 +357,8 @@ class Ingest:
             "id": msg.id, "seq": self.seq, "chat_id": msg.chat_id, "platform": msg.platform,
             "sent_at": to_utc_naive(msg.sent_at), "ordinal": self.ordinal if msg.line is None else msg.line,
             "sender": msg.sender, "sender_handle": msg.sender_handle, "text": msg.text or "",
-            "person_id": self._person(msg.sender, msg.sender_handle),
+            # an agent session's turns are written by roles (user, assistant), not people
+            "person_id": None if msg.platform == AGENT else self._person(msg.sender, msg.sender_handle),
             "kind": msg.kind, "guid": msg.guid, "deleted": msg.deleted, "edited": msg.edited,
             "reply_to": msg.reply_to, "extra": msg.extra or {}, "raw": msg.raw, "digest": digest,
             "role": msg.extra.get("role") if msg.extra else None, "run_id": self.run_id,
@@ -477,6 +492,15 @@ class Ingest:
                 cr.problems.append(shown)
         elif len(self.report.problems) < MAX_PROBLEMS_SHOWN:
             self.report.problems.append(shown)
+
+    def add_memory(self, mem: rec.SavedMemory) -> None:
+        """A saved memory version from an export; one the store already has is left alone."""
+        t = m.Memory.__table__
+        if self.conn.execute(select(t.c.id).where(t.c.id == mem.id)).first() is None:
+            self.conn.execute(t.insert().values(
+                id=mem.id, chat_id=mem.chat_id, version=mem.version, text=mem.text,
+                cites=list(mem.cites), created_at=to_utc_naive(mem.created_at),
+                newest_cited_at=to_utc_naive(mem.newest_cited_at), seat=mem.seat))
 
     def add_contact(self, c: rec.Contact) -> None:
         self.people.add_contact(c)

@@ -23,6 +23,7 @@ from chatmem.importers import base as rec
 from . import models as m
 
 OWNER_ID = "me"
+AGENT = "agent"  # the platform of logged agent sessions
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _PHONEISH = re.compile(r"^[~\s]*\+?[\d\s()\-./]{6,}$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
@@ -166,6 +167,29 @@ class People:
                 self._add_handle(key, raw, target, "contact")
         return target
 
+    def restore(self, person: rec.Person) -> str:
+        """A person from an export: the same id, name and handles (manual fixes included).
+        Handles the store already gives to someone else follow the export only when the
+        export's person was fixed by hand."""
+        pt, ht = m.Person.__table__, m.Handle.__table__
+        if person.id in self.people:
+            self.conn.execute(pt.update().where(pt.c.id == person.id).values(
+                name=person.name, manual=person.manual, from_contact=person.from_contact))
+        else:
+            self.conn.execute(pt.insert().values(id=person.id, name=person.name, manual=person.manual,
+                                                 from_contact=person.from_contact))
+        self.people[person.id] = (person.name, person.manual)
+        for kind, value, source in person.handles:
+            key = (kind, value)
+            current = self.handles.get(key)
+            if current is None:
+                self._add_handle(key, value, person.id, source)
+            elif current != person.id and person.manual:
+                self.conn.execute(ht.update().where(ht.c.kind == kind, ht.c.value == value)
+                                  .values(person_id=person.id, source=source))
+                self.handles[key] = person.id
+        return person.id
+
     def merge_into(self, target: str, other: str, manual: bool = False) -> None:
         """Move every handle, message and chat of `other` to `target`, and drop `other`."""
         ht, pt, mt, ct = m.Handle.__table__, m.Person.__table__, m.Message.__table__, m.Chat.__table__
@@ -194,7 +218,8 @@ class People:
         """Set person_id on messages (and 1:1 chats) and bump `seq` where it changed, so the
         index shows the person's name. Returns how many messages changed."""
         mt, ct = m.Message.__table__, m.Chat.__table__
-        q = select(mt.c.sender, mt.c.sender_handle, mt.c.person_id).distinct()
+        # agent sessions' turns are written by roles (user, assistant), not by people
+        q = select(mt.c.sender, mt.c.sender_handle, mt.c.person_id).distinct().where(mt.c.platform != AGENT)
         if only_unlinked:
             q = q.where(mt.c.person_id.is_(None))
         changed = 0

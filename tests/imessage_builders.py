@@ -661,6 +661,10 @@ def plain_records(records: list) -> list[dict]:
     for r in records:
         d = dataclasses.asdict(r)
         d.pop("raw", None)
+        if type(r).__name__ == "Chat":  # fields only agent sessions set
+            for key in ("created_at", "memory_paused"):
+                if d.get(key) is None:
+                    d.pop(key)
         if "where" in d:
             d["where"] = Path(d["where"]).name
         out.append({"record": type(r).__name__, **d})

@@ -52,6 +52,9 @@ def plain(records: list) -> list[dict]:
     for r in records:
         d = dataclasses.asdict(r)
         d.pop("raw", None)
+        for key in ("created_at", "memory_paused"):  # chat fields only agent sessions set
+            if isinstance(r, Chat) and d.get(key) is None:
+                d.pop(key)
         if isinstance(r, SourceState):
             d["notes"] = [n for n in d["notes"] if "schema version" not in n]
         out.append({"record": type(r).__name__, **d})
