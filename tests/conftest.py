@@ -14,6 +14,9 @@ from click.testing import CliRunner
 from chatmem.config import Config, load_config
 from chatmem.store import Store
 
+# helper modules that tests import by name: let pytest rewrite their asserts too
+pytest.register_assert_rewrite("tool_helpers", "server_helpers", "imessage_builders", "signal_builders")
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
