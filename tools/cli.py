@@ -77,8 +77,10 @@ def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str
 def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, no_wait, as_json):
     """Import exports: files, or folders whose recognised exports are all imported.
 
-    Recognises iMessage chat.db / sms.db / iOS backup folders, WhatsApp .txt and .zip exports,
-    Signal Desktop databases and signal-export folders, vCard contacts and JSON Lines.
+    Recognises iMessage chat.db / sms.db / iOS backup folders / CallHistory.storedata, WhatsApp
+    .txt and .zip exports, Signal Desktop databases and signal-export folders, contacts (vCard
+    files, the macOS AddressBook database) and JSON Lines. A source whose files have not changed
+    since its last import is skipped (--force reads it again).
     """
     store = app.store()
     options = store.default_options()
