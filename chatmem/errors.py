@@ -45,13 +45,3 @@ class StoreBusy(StoreError):
 
 class PermissionDenied(ChatmemError, PermissionError):
     """The seat may not do this (write, reveal secrets)."""
-
-
-def describe(path: object, line: int | None = None, row: int | None = None) -> str:
-    """'file.txt line 12' / 'chat.db row 7' / 'file.txt' — for error messages."""
-    where = str(path)
-    if line is not None:
-        where += f" line {line}"
-    if row is not None:
-        where += f" row {row}"
-    return where

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -181,9 +181,6 @@ class FullTextIndex:
     def doc_count(self) -> int:
         return self.ix.doc_count()
 
-    def searcher(self):
-        return self.ix.searcher()
-
     @contextmanager
     def reading(self):
         """This thread's searcher, current with the last commit; stays open for the next call."""
@@ -212,14 +209,3 @@ def in_time_range(searcher, query, lo: int | None, hi: int | None) -> set[int]:
     ts = searcher.reader().column_reader("ts")
     return {d for d in searcher.docs_for_query(query)
             if (lo is None or ts[d] >= lo) and (hi is None or ts[d] <= hi)}
-
-
-def chunks(items: Iterable, size: int) -> Iterator[list]:
-    batch: list = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

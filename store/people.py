@@ -11,7 +11,8 @@ automatic matching never undoes them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import phonenumbers
 from sqlalchemy import and_, func, or_, select
@@ -252,6 +253,27 @@ class People:
         chats = select(ct.c.id).where(ct.c.person_id == person_id)
         self.conn.execute(mt.update().where(or_(mt.c.person_id == person_id, mt.c.chat_id.in_(chats)))
                           .values(seq=self.seq))
+
+
+# ---------------------------------------------------------------------- display
+
+
+def sender_name(row: Any, names: Mapping[str, str] | None) -> str:
+    """The sender as people know them: the person's name once known (the owner stays `me`)."""
+    pid = getattr(row, "person_id", None)
+    if names is not None and pid and pid != "me" and pid in names:
+        return names[pid]
+    return row.sender
+
+
+def chat_name(chat: Any, names: Mapping[str, str] | None) -> str:
+    """A one-to-one chat is called after its person once known; a group keeps its name."""
+    if chat is None:
+        return ""
+    pid = getattr(chat, "person_id", None)
+    if names is not None and pid and not chat.is_group and pid in names:
+        return names[pid]
+    return chat.name
 
 
 # ---------------------------------------------------------------------- user operations

@@ -26,6 +26,7 @@ from . import models as m
 from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
 from .index import FullTextIndex, IndexDoc
 from .ingest import Ingest, Report
+from .people import chat_name, sender_name
 
 INDEX_DIR = "index"
 IMPORT_LOCK = "import.lock"
@@ -327,9 +328,9 @@ class Store:
                 poll = extra["poll"]
                 text = " ".join([text, str(poll.get("question", ""))] +
                                 [str(o.get("text", "")) for o in poll.get("options", [])])
-            sender = names.get(r.person_id, r.sender) if r.person_id else r.sender
+            sender = sender_name(r, names)
             yield IndexDoc(id=r.id, text=text, sender=sender if sender == r.sender else f"{sender} {r.sender}",
-                           chat=chat_display(chat, names) if chat else "",
+                           chat=chat_name(chat, names),
                            platform=r.platform, source=r.chat_id,
                            sender_keys=[r.sender, r.sender_handle or "", sender],
                            person=r.person_id,
@@ -338,7 +339,7 @@ class Store:
         for r in conn.execute(q):
             chat = chats.get(r.chat_id)
             text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
-            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_display(chat, names) if chat else "",
+            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_name(chat, names),
                            platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
                            group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
 
@@ -395,13 +396,6 @@ def display_names(conn: Connection) -> dict[str, str]:
     """person id -> the name to show (the owner stays `me`)."""
     pt = m.Person.__table__
     return {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
-
-
-def chat_display(chat, names: dict[str, str]) -> str:
-    """A one-to-one chat shows its person's name once known; a group keeps its own."""
-    if chat is not None and not chat.is_group and chat.person_id and chat.person_id in names:
-        return names[chat.person_id]
-    return chat.name if chat is not None else ""
 
 
 def _explain_write_error(e: Exception) -> str:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
+from chatmem.store.people import chat_name, sender_name
+
 
 def local(dt: datetime, tz: tzinfo) -> datetime:
     """A stored naive-UTC datetime in the owner's zone."""
@@ -16,24 +18,6 @@ def timestamp_fields(dt: datetime, tz: tzinfo) -> dict[str, str]:
     """`date` ("YYYY-MM-DD HH:MM", owner's zone) and `timestamp` (ISO 8601 with offset)."""
     when = local(dt, tz)
     return {"date": when.strftime("%Y-%m-%d %H:%M"), "timestamp": when.isoformat()}
-
-
-def sender_name(row: Any, names: Mapping[str, str] | None) -> str:
-    """The sender as people know them: the person's name once known (the owner stays `me`)."""
-    pid = getattr(row, "person_id", None)
-    if names is not None and pid and pid != "me" and pid in names:
-        return names[pid]
-    return row.sender
-
-
-def chat_name(chat: Any, names: Mapping[str, str] | None) -> str:
-    """A one-to-one chat is called after its person once known; a group keeps its name."""
-    if chat is None:
-        return ""
-    pid = getattr(chat, "person_id", None)
-    if names is not None and pid and not chat.is_group and pid in names:
-        return names[pid]
-    return chat.name
 
 
 def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> dict[str, Any]:
