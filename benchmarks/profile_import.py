@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     from chatmem.config import load_config
+    from chatmem.importers import find_sources
     from chatmem.store import Store
 
     base, ext = generate.ensure(args.size, args.format)
@@ -75,13 +76,13 @@ def main(argv: list[str] | None = None) -> None:
     shutil.copyfile(base, src)
     if args.plus1pct:
         with Store.open(work / "home", config=config) as store:
-            store.import_path(src)
+            store.import_sources(find_sources(src))
         shutil.copyfile(ext, src)
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
     store = Store.open(work / "home", config=config)
-    reports = store.import_path(src)
+    reports = store.import_sources(find_sources(src))
     store.close()
     prof.disable()
     wall = time.perf_counter() - t0

@@ -11,8 +11,10 @@ import importlib.util
 from pathlib import Path
 
 from chatmem.errors import FormatError
+from chatmem.records import Importer
 
-from .base import Importer
+# folders never descended into when importing a folder
+SKIP_DIRS = {"__MACOSX", ".git", "node_modules"}
 
 # platform name -> "module:Class". Order matters for detection: the most specific first.
 REGISTRY: dict[str, str] = {
@@ -62,3 +64,42 @@ def detect(path: Path) -> Importer | None:
         except (FormatError, OSError, ValueError, ImportError):
             continue
     return None
+
+
+def find_sources(path: Path, platform: str | None = None) -> list[tuple[Path, Importer]]:
+    """The exports at `path` with the importer for each: the path itself when an importer
+    recognises it (or `platform` names one), else every recognised export in the folder.
+    FormatError when the path is missing or holds nothing recognised."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise FormatError(f"{path}: no such file or folder")
+    sources = _find(path, platform)
+    if not sources:
+        raise FormatError(f"{path}: no recognised chat export here "
+                          "(use --platform to say what it is)")
+    return sources
+
+
+def _find(path: Path, platform: str | None) -> list[tuple[Path, Importer]]:
+    if platform:
+        importer = get_importer(platform)
+        if path.is_dir() and not importer.detect(path):
+            return [(p, importer) for p in sorted(path.rglob("*"))
+                    if p.is_file() and importer.detect(p)]
+        return [(path, importer)]
+    found = detect(path)
+    if found is not None:
+        return [(path, found)]
+    if not path.is_dir():
+        return []
+    out: list[tuple[Path, Importer]] = []
+    for child in sorted(path.iterdir()):
+        if child.name in SKIP_DIRS or child.name.startswith("."):
+            continue
+        if child.is_dir():
+            out.extend(_find(child, None))
+        else:
+            importer = detect(child)
+            if importer is not None:
+                out.append((child, importer))
+    return out

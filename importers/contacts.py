@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from chatmem.errors import FormatError
-
-from .base import Contact, ImportOptions, Problem, Record
+from chatmem.records import Contact, ImportOptions, Problem, Record
 
 VCARD_SUFFIXES = (".vcf", ".vcard")
 ADDRESSBOOK_SUFFIX = ".abcddb"

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
-
-from .base import (
+from chatmem.records import (
     CALL_DIRECTIONS,
     KINDS,
     Attachment,

@@ -1,6 +1,6 @@
 """WhatsApp "Export chat" importer: `_chat.txt` / `WhatsApp Chat with NAME.txt`, or a .zip.
 
-    >>> from chatmem.importers.base import ImportOptions, Message
+    >>> from chatmem.records import ImportOptions, Message
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "WhatsApp Chat with Anna Berg.txt"
     >>> _ = p.write_text("31/12/23, 23:59 - Anna Berg: Happy new year\\n5/6 of us made it\\n")
@@ -19,8 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from chatmem.errors import ArgumentError, FormatError
-
-from .base import (
+from chatmem.records import (
     OWNER,
     Attachment,
     Call,
@@ -35,6 +34,7 @@ from .base import (
     call_id,
     message_id_from_content,
 )
+
 from .whatsapp_events import (
     DELETED,
     EDITED_SUFFIX_RE,

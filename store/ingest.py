@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import and_, func, select, tuple_
 from sqlalchemy.engine import Connection
 
-from chatmem.importers import base as rec
+from chatmem import records as rec
 
 from . import models as m
 from .db import next_seq

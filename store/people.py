@@ -18,8 +18,8 @@ import phonenumbers
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
+from chatmem import records as rec
 from chatmem.errors import ArgumentError, NotFound
-from chatmem.importers import base as rec
 
 from . import models as m
 

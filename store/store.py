@@ -17,10 +17,9 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
+from chatmem import records as rec
 from chatmem.config import Config, load_config, resolve_home
 from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
-from chatmem.importers import base as rec
-from chatmem.importers import detect, get_importer
 
 from . import models as m
 from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
@@ -32,8 +31,6 @@ INDEX_DIR = "index"
 IMPORT_LOCK = "import.lock"
 INDEX_LOCK = "index.lock"
 INDEX_BATCH = 5000
-# folders never descended into when importing a folder
-SKIP_DIRS = {"__MACOSX", ".git", "node_modules"}
 
 
 def _utcnow() -> datetime:
@@ -149,19 +146,12 @@ class Store:
         finally:
             lock.release()
 
-    def import_path(self, path: str | os.PathLike, platform: str | None = None,
-                    options: rec.ImportOptions | None = None, *, force: bool = False,
-                    wait: bool = True, on_progress: Callable[..., None] | None = None,
-                    on_wait: Callable[[], None] | None = None) -> list[Report]:
-        """Import a file or a folder (every recognised export in it). One report per source."""
-        path = Path(path).expanduser()
-        if not path.exists():
-            raise FormatError(f"{path}: no such file or folder")
+    def import_sources(self, sources: list[tuple[Path, rec.Importer]],
+                       options: rec.ImportOptions | None = None, *, force: bool = False,
+                       wait: bool = True, on_progress: Callable[..., None] | None = None,
+                       on_wait: Callable[[], None] | None = None) -> list[Report]:
+        """Import sources found by `chatmem.importers.find_sources`. One report per source."""
         options = options or self.default_options()
-        sources = self.find_sources(path, platform)
-        if not sources:
-            raise FormatError(f"{path}: no recognised chat export here "
-                              "(use --platform to say what it is)")
         reports = []
         with self.import_lock(wait=wait, on_wait=on_wait):
             for src, importer in sources:
@@ -174,30 +164,6 @@ class Store:
                                  owner_names=list(self.config.owner_names),
                                  owner_handles=list(self.config.owner_handles),
                                  default_region=self.config.region)
-
-    def find_sources(self, path: Path, platform: str | None) -> list[tuple[Path, rec.Importer]]:
-        if platform:
-            importer = get_importer(platform)
-            if path.is_dir() and not importer.detect(path):
-                return [(p, importer) for p in sorted(path.rglob("*"))
-                        if p.is_file() and importer.detect(p)]
-            return [(path, importer)]
-        found = detect(path)
-        if found is not None:
-            return [(path, found)]
-        if not path.is_dir():
-            return []
-        out: list[tuple[Path, rec.Importer]] = []
-        for child in sorted(path.iterdir()):
-            if child.name in SKIP_DIRS or child.name.startswith("."):
-                continue
-            if child.is_dir():
-                out.extend(self.find_sources(child, None))
-            else:
-                importer = detect(child)
-                if importer is not None:
-                    out.append((child, importer))
-        return out
 
     def import_source(self, path: Path, importer: rec.Importer, options: rec.ImportOptions,
                       *, force: bool = False, on_progress: Callable[..., None] | None = None) -> Report:

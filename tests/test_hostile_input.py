@@ -32,8 +32,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chatmem import records as rec
 from chatmem.errors import FormatError
-from chatmem.importers import base as rec
 from chatmem.importers import get_importer
 
 GOOD_WHATSAPP = ("12/03/2024, 09:15 - Anna Berg: Morning! Coffee later?\n"

@@ -30,7 +30,8 @@ from imessage_builders import (
 
 from chatmem.errors import FormatError
 from chatmem.importers import detect
-from chatmem.importers.base import (
+from chatmem.importers.imessage import IMessageImporter
+from chatmem.records import (
     Call,
     Chat,
     Estimate,
@@ -42,7 +43,6 @@ from chatmem.importers.base import (
     chat_id,
     message_id_from_guid,
 )
-from chatmem.importers.imessage import IMessageImporter
 
 CORPUS_DB = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "imessage" / "chatdb" / "test.db"
 FIXTURE_DB = Path(__file__).resolve().parents[1] / "fixtures" / "imessage" / "chat.db"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chatmem.importers.base import Contact, Problem
 from chatmem.importers.contacts import parse_vcards
+from chatmem.records import Contact, Problem
 from chatmem.store.people import normalize_handle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

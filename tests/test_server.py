@@ -129,7 +129,7 @@ def test_messages_a_concurrent_import_adds_become_visible(owner, home, tmp_path)
 def test_argument_ranges_in_the_schemas_are_the_ones_the_library_checks(store):
     """The schema repeats the library's limits for clients; pin them so they cannot drift."""
     from chatmem.tools import conversation, history, memory, raw, search
-    from chatmem.tools.server import build_server
+    from chatmem.tools.mcp.server import build_server
 
     tools = {t.name: t.input_schema["properties"]
              for t in anyio.run(build_server(store, store.config.seat(None)).list_tools)}

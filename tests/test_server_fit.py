@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from chatmem.tools.server_fit import CUT_MARK, MAX_RESULT_CHARS, dumps, fit_result
+from chatmem.tools.mcp.fit import CUT_MARK, MAX_RESULT_CHARS, dumps, fit_result
 
 types = pytest.importorskip("chatmem.tools.types")
 SCHEMAS = types.RESULT_SCHEMAS
@@ -94,7 +94,7 @@ def test_a_search_too_large_for_one_response_arrives_cut_through_the_server(cli,
 
     from chatmem.config import load_config
     from chatmem.store import Store
-    from chatmem.tools.server import build_server
+    from chatmem.tools.mcp.server import build_server
 
     long = "boulder problem beta " * 1_000  # ~21k characters each
     export = write_jsonl(tmp_path / "long.jsonl", "Climbing", [
@@ -158,7 +158,7 @@ def test_a_tool_call_does_not_wait_for_another_process_indexing(cli, home):
 async def _call(store, config, query):
     from mcp import Client
 
-    from chatmem.tools.server import build_server
+    from chatmem.tools.mcp.server import build_server
 
     async with Client(build_server(store, config.seat(None))) as client:
         return await client.call_tool("search_memory", {"query": query})

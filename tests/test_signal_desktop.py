@@ -15,7 +15,8 @@ from signal_builders import ANNA, BEN, SCENARIO, build_database
 
 from chatmem.errors import FormatError
 from chatmem.importers import detect, get_importer
-from chatmem.importers.base import (
+from chatmem.importers.signal import SignalImporter
+from chatmem.records import (
     OWNER,
     Call,
     Chat,
@@ -26,7 +27,6 @@ from chatmem.importers.base import (
     SourceState,
     message_id_from_guid,
 )
-from chatmem.importers.signal import SignalImporter
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_DB = ROOT / "fixtures" / "signal" / "signal-desktop.sqlite"

@@ -11,8 +11,8 @@ import pytest
 
 from chatmem.errors import FormatError
 from chatmem.importers import detect
-from chatmem.importers.base import OWNER, Call, Chat, ImportOptions, Message, Problem
 from chatmem.importers.signal import SignalImporter
+from chatmem.records import OWNER, Call, Chat, ImportOptions, Message, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "signal" / "sigexport"

@@ -19,8 +19,8 @@ import pytest
 import yaml
 from whatsapp_helpers import SHARED, local, messages, read
 
-from chatmem.importers.base import Message
 from chatmem.importers.whatsapp import WhatsAppImporter
+from chatmem.records import Message
 
 CORPUS = SHARED / "corpus" / "whatsapp"
 EXPECTED = CORPUS / "EXPECTED.yaml"

@@ -22,8 +22,8 @@ from whatsapp_helpers import (
     state_of,
 )
 
-from chatmem.importers.base import Call, Message, chat_id
 from chatmem.importers.whatsapp import WhatsAppImporter
+from chatmem.records import Call, Message, chat_id
 
 ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir())
 

@@ -20,10 +20,10 @@ from whatsapp_helpers import (
 
 from chatmem.errors import ArgumentError, FormatError
 from chatmem.importers import detect as detect_any
-from chatmem.importers.base import Message
 from chatmem.importers.whatsapp import WhatsAppImporter
 from chatmem.importers.whatsapp_events import classify_event
 from chatmem.importers.whatsapp_header import for_matching, match_header
+from chatmem.records import Message
 
 # ----------------------------------------------------------------------------- headers
 

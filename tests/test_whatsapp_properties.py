@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatmem.errors import FormatError
-from chatmem.importers.base import (
+from chatmem.importers.whatsapp import WhatsAppImporter
+from chatmem.records import (
     Call,
     Chat,
     Estimate,
@@ -18,7 +19,6 @@ from chatmem.importers.base import (
     Problem,
     SourceState,
 )
-from chatmem.importers.whatsapp import WhatsAppImporter
 
 RECORD_TYPES = (Chat, Message, Call, Problem, SourceState)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,6 +18,7 @@ import pytest
 from conftest import pg_database, skip_without_pg
 
 from chatmem.config import load_config
+from chatmem.importers import find_sources
 from chatmem.store import Store
 from chatmem.tools.types import RESULT_SCHEMAS
 
@@ -85,8 +86,8 @@ def write_whatsapp_jsonl(folder: Path) -> Path:
 def build_store(home: Path, work: Path, url: str | None = None) -> Store:
     store = Store.open(home, load_config(CONFIG), url=url)
     for path in REAL_FIXTURES:
-        store.import_path(path)
-    store.import_path(write_whatsapp_jsonl(work), platform="jsonl")
+        store.import_sources(find_sources(path))
+    store.import_sources(find_sources(write_whatsapp_jsonl(work), "jsonl"))
     return store
 
 

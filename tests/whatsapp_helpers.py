@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from chatmem.importers.base import Call, Chat, ImportOptions, Message, Problem, SourceState
 from chatmem.importers.whatsapp import WhatsAppImporter
+from chatmem.records import Call, Chat, ImportOptions, Message, Problem, SourceState
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "whatsapp"

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, NotFound, PermissionDenied
-from chatmem.importers.base import chat_id, stable_id
+from chatmem.records import chat_id, stable_id
 from chatmem.store import Store
 from chatmem.store.db import next_seq
 from chatmem.store.models import Call, Chat, Message

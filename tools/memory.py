@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, NotFound, PermissionDenied
-from chatmem.importers.base import stable_id
+from chatmem.records import stable_id
 from chatmem.store import Store
 from chatmem.store.models import Call, Chat, Memory, Message, MessageAlias
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
+from chatmem.records import Call, Chat, Record, call_id, raw_json
 
-from ..base import Call, Chat, Record, call_id, raw_json
 from . import sqlite
 from .dates import apple_time
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
-
-from ..base import (
+from chatmem.records import (
     OWNER,
     Attachment,
     Chat,
@@ -31,6 +30,7 @@ from ..base import (
     Version,
     message_id_from_guid,
 )
+
 from . import sqlite
 from .body import APP_BALLOON, OBJECT_REPLACEMENT, Body, decode_attributed_body
 from .dates import apple_time

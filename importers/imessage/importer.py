@@ -9,8 +9,8 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from chatmem.errors import FormatError
+from chatmem.records import Chat, ImportOptions, Record, SourceState
 
-from ..base import Chat, ImportOptions, Record, SourceState
 from . import sqlite
 from .backup import Backup, is_backup
 from .calls import CALL_TABLE, CallHistory

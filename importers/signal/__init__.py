@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from chatmem.errors import FormatError
+from chatmem.records import ImportOptions, Record
 
-from ..base import ImportOptions, Record
 from .common import PLATFORM, Reader
 from .desktop import DesktopReader
 from .sigexport import SigexportReader

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol
 
-from ..base import ImportOptions, Record
+from chatmem.records import ImportOptions, Record
 
 PLATFORM = "signal"
 

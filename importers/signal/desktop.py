@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
-
-from ..base import (
+from chatmem.records import (
     OWNER,
     Attachment,
     Call,
@@ -36,6 +35,7 @@ from ..base import (
     call_id,
     message_id_from_guid,
 )
+
 from .common import PLATFORM, SYSTEM_SENDER, from_ms
 from .desktop_db import Database, column_names, detect_database, open_database
 from .desktop_events import call_facts, system_actor, system_text

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..base import OWNER, Chat
+from chatmem.records import OWNER, Chat
+
 from .common import PLATFORM
 from .desktop_db import column_names
 

@@ -26,8 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from chatmem.errors import FormatError
-
-from ..base import (
+from chatmem.records import (
     OWNER,
     Attachment,
     Call,
@@ -42,6 +41,7 @@ from ..base import (
     call_id,
     message_id_from_content,
 )
+
 from .common import PLATFORM
 
 DATA_FILE, CHAT_FILE = "data.json", "chat.md"

@@ -7,8 +7,7 @@ import click
 from chatmem.store.db import next_seq
 from chatmem.store.people import People, list_people, merge, rename, split
 
-from .cli import cli, handle_errors, json_option
-from .context import AppContext
+from ..app import AppContext, handle_errors, json_option
 from .output import emit, table
 
 
@@ -17,7 +16,7 @@ def _people(app: AppContext, conn) -> People:
     return People(conn, next_seq(conn), cfg.region, cfg.owner_names, cfg.owner_handles)
 
 
-@cli.group(invoke_without_command=True)
+@click.group(invoke_without_command=True)
 @click.option("--query", "-q", default=None, help="Only people whose name or handle contains this.")
 @json_option
 @click.pass_context

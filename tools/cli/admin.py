@@ -1,66 +1,22 @@
-"""The `chatmem` command line: a thin click layer over the store and the tool functions.
-
-Each command parses its arguments, calls one library function and prints its result: a
-readable table for people, the tool's result dict with `--json`. A ChatmemError becomes one
-line on stderr and a non-zero exit, never a traceback.
-"""
+"""The commands that change the store or describe it as a whole: import, sync, stats,
+export, reindex."""
 
 from __future__ import annotations
 
-import functools
 import sys
 from pathlib import Path
 
 import click
 
-from chatmem import __version__
 from chatmem.config import load_timezone
 from chatmem.errors import ChatmemError
-from chatmem.importers import REGISTRY
+from chatmem.importers import REGISTRY, find_sources
 
-from .context import AppContext
+from ..app import AppContext, handle_errors, json_option
 from .output import emit, print_report, progress_printer
 
 
-def handle_errors(fn):
-    """Turn ChatmemError into `chatmem: error: ...` and exit status, not a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except ChatmemError as e:
-            click.echo(f"chatmem: error: {e}", err=True)
-            sys.exit(e.exit_code)
-        except KeyboardInterrupt:
-            click.echo("chatmem: interrupted; nothing of the unfinished source was written", err=True)
-            sys.exit(130)
-
-    return wrapper
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="chatmem")
-@click.option("--home", type=click.Path(file_okay=False), envvar="CHATMEM_HOME",
-              help="Store folder (default: $CHATMEM_HOME, else the per-user data folder).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), envvar="CHATMEM_CONFIG",
-              help="YAML config (default: $CHATMEM_CONFIG, else the per-user config folder).")
-@click.option("--seat", default=None, envvar="CHATMEM_SEAT",
-              help="Read as this seat from the config (default: the owner, who sees everything).")
-@click.pass_context
-def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str | None) -> None:
-    """chatmem: your iMessage, WhatsApp and Signal archives as one searchable memory."""
-    ctx.obj = AppContext(home=home, config_path=config_path, seat_name=seat)
-    ctx.call_on_close(ctx.obj.close)
-
-
-# ---------------------------------------------------------------------- import
-
-
-@cli.command("import")
+@click.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--platform", type=click.Choice(sorted(REGISTRY)), default=None,
               help="Say what the export is instead of detecting it.")
@@ -93,8 +49,9 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
     reports = []
     for path in paths:
         with progress_printer(show, str(path)) as on_progress:
-            reports += store.import_path(
-                path, platform, options, force=force, wait=not no_wait, on_progress=on_progress,
+            reports += store.import_sources(
+                find_sources(path, platform), options, force=force, wait=not no_wait,
+                on_progress=on_progress,
                 on_wait=lambda: click.echo("waiting for another chatmem import to finish...", err=True))
     if as_json:
         emit([r.as_dict() for r in reports], True)
@@ -103,7 +60,7 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
             print_report(r.as_dict())
 
 
-@cli.command()
+@click.command()
 @click.option("--force", is_flag=True, help="Read every source again, changed or not.")
 @json_option
 @click.pass_obj
@@ -114,7 +71,7 @@ def sync(app: AppContext, force: bool, as_json: bool):
     One cron line keeps the memory current, e.g. every night at 3:
     `0 3 * * * chatmem sync --json >> ~/chatmem-sync.log 2>&1`
     """
-    from .sync import sync_sources
+    from ..sync import sync_sources
 
     store = app.store()
     reports = sync_sources(store, force=force)
@@ -127,7 +84,7 @@ def sync(app: AppContext, force: bool, as_json: bool):
             print_report(r)
 
 
-@cli.command()
+@click.command()
 @click.option("--yes", is_flag=True, hidden=True)
 @json_option
 @click.pass_obj
@@ -138,19 +95,19 @@ def reindex(app: AppContext, yes: bool, as_json: bool):
     emit({"indexed": n}, as_json, text=f"indexed {n:,} records")
 
 
-@cli.command()
+@click.command()
 @json_option
 @click.pass_obj
 @handle_errors
 def stats(app: AppContext, as_json: bool):
     """What the store holds: messages, chats, calls per platform, and the last imports."""
-    from .stats import store_stats
+    from ..stats import store_stats
 
     result = store_stats(app.store(), app.seat())
     emit(result, as_json)
 
 
-@cli.command()
+@click.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
 @click.option("--jsonl", is_flag=True, default=True, hidden=True,
@@ -179,11 +136,3 @@ def export(app: AppContext, out: Path | None, jsonl: bool):
             tmp.unlink(missing_ok=True)
             raise ChatmemError(f"cannot write {out}: {e.strerror}") from e
     click.echo(f"wrote {n:,} records to {out}", err=True)
-
-
-def main() -> None:
-    cli(prog_name="chatmem")
-
-
-# the modules below register their commands on `cli`
-from . import commands, people_cmd, server  # noqa: E402,F401

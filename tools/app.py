@@ -1,11 +1,40 @@
-"""What a CLI invocation needs: the config, the seat, and a lazily opened store."""
+"""What a command of either face (the CLI, `chatmem serve`) needs: the config, the seat, a
+lazily opened store, and one way of turning a ChatmemError into a message and an exit status."""
 
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from chatmem.config import Config, Seat, load_config
-from chatmem.store import Store
+import click
+
+from chatmem.errors import ChatmemError
+
+if TYPE_CHECKING:
+    from chatmem.config import Config, Seat
+    from chatmem.store import Store
+
+
+def handle_errors(fn):
+    """Turn ChatmemError into `chatmem: error: ...` and exit status, not a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ChatmemError as e:
+            click.echo(f"chatmem: error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("chatmem: interrupted; nothing of the unfinished source was written", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
 @dataclass
@@ -18,6 +47,8 @@ class AppContext:
 
     def config(self) -> Config:
         if self._config is None:
+            from chatmem.config import load_config
+
             self._config = load_config(self.config_path)
         return self._config
 
@@ -26,6 +57,8 @@ class AppContext:
 
     def store(self, catch_up: bool = True) -> Store:
         if self._store is None:
+            from chatmem.store import Store
+
             self._store = Store.open(self.home, self.config(), catch_up=catch_up)
         return self._store
 

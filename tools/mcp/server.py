@@ -18,25 +18,21 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from chatmem import __version__
 from chatmem.config import Seat
 from chatmem.errors import ChatmemError
 
-from .cli import cli, handle_errors
-from .context import AppContext
-from .server_fit import dumps, fit_result
+from ..app import AppContext
+from .fit import dumps, fit_result
 
 if TYPE_CHECKING:  # the SDK loads only for `chatmem serve`: every other command starts faster
     from mcp.server import MCPServer
     from mcp.types import CallToolResult
 
-    from .server_tools import ToolSpec
+    from .specs import ToolSpec
 
 log = logging.getLogger("chatmem.server")
 
-DEFAULT_PORT = 8765
 INSTRUCTIONS = (
     "chatmem is the user's chat archives (iMessage, WhatsApp, Signal, plus logged agent "
     "sessions) as one searchable memory. Find a chat by a person's or group's name with "
@@ -50,15 +46,15 @@ INSTRUCTIONS = (
 
 def tool_functions() -> tuple[dict[str, Any], frozenset[str]]:
     """The registry: tool functions by name, and the names of those that write."""
-    from .api import TOOLS, WRITE_TOOLS
+    from ..api import TOOLS, WRITE_TOOLS
 
     return dict(TOOLS), frozenset(WRITE_TOOLS)
 
 
 def result_types() -> tuple[dict[str, type], dict[str, dict]]:
     """(TypedDict per tool, JSON Schema per tool) from `tools.types`."""
-    from . import types as result_module
-    from .server_tools import TOOL_SPECS
+    from .. import types as result_module
+    from .specs import TOOL_SPECS
 
     schemas: dict[str, dict] = dict(getattr(result_module, "RESULT_SCHEMAS", {}))
     found: dict[str, type] = dict(getattr(result_module, "RESULT_TYPES", {}) or {})
@@ -123,7 +119,7 @@ class ToolRunner:
 
 def tools_for(seat: Seat, functions: dict[str, Any], writes: frozenset[str]) -> list[ToolSpec]:
     """The tools a seat sees: every read, and the writes only for a seat that may write."""
-    from .server_tools import TOOL_SPECS
+    from .specs import TOOL_SPECS
 
     return [s for s in TOOL_SPECS if s.name in functions and (seat.write or s.name not in writes)]
 
@@ -132,7 +128,7 @@ def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPSe
     """An MCP server exposing the tools `seat` may use, over `store`."""
     from mcp.server import MCPServer
 
-    from .server_tools import READ, TOOL_SPECS, WRITE
+    from .specs import READ, TOOL_SPECS, WRITE
 
     functions, writes = tool_functions()
     types, schemas = result_types()
@@ -166,33 +162,6 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
-@cli.command()
-@click.option("--http", "use_http", is_flag=True,
-              help="Serve streamable HTTP (each request needs a seat's token) instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on with --http. Keep it on loopback unless you mean it.")
-@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
-              help="Port to listen on with --http.")
-@click.pass_obj
-@handle_errors
-def serve(app: AppContext, use_http: bool, host: str, port: int):
-    """Serve the tools to AI assistants over MCP: stdio, or streamable HTTP with --http.
-
-    Over stdio the tools act as --seat (default: the owner). Over HTTP every request carries
-    `Authorization: Bearer <token>`, and the token's seat decides what it may see and do;
-    --seat then limits the server to that one seat. Logs go to stderr.
-    """
-    setup_logging()
-    store = app.store()
-    try:
-        if use_http:
-            serve_http(app, store, host, port)
-        else:
-            serve_stdio(store, app.seat())
-    except KeyboardInterrupt:
-        pass
-
-
 def serve_stdio(store, seat: Seat) -> None:
     import anyio
 
@@ -204,7 +173,7 @@ def serve_stdio(store, seat: Seat) -> None:
 def serve_http(app: AppContext, store, host: str, port: int) -> None:
     import uvicorn
 
-    from .server_http import LOOPBACK_HOSTS, MCP_PATH, http_app, http_seats, uvicorn_log_config
+    from .http import LOOPBACK_HOSTS, MCP_PATH, http_app, http_seats, uvicorn_log_config
 
     config = app.config()
     seats = http_seats(config, app.seat_name)

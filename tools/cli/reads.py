@@ -6,12 +6,11 @@ import click
 
 from chatmem.errors import NotFound
 
-from .cli import cli, handle_errors, json_option
-from .context import AppContext
+from ..app import AppContext, handle_errors, json_option
 from .output import emit, table
 
 
-@cli.command()
+@click.command()
 @click.argument("words", nargs=-1, required=False)
 @click.option("--platform", default=None, help="Only this platform (imessage, whatsapp, signal, agent).")
 @click.option("--source", default=None, help="Only this chat (its source id, from `chatmem chats`).")
@@ -31,7 +30,7 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
 
     With --person, --sender or --source, WORDS may be left out to list everything they wrote.
     """
-    from .search import search_memory
+    from ..search import search_memory
 
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
                            sender=sender, group=group, since=since, until=until, limit=limit, sort=sort,
@@ -46,7 +45,7 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
     click.echo(f"{result['total']:,} matches{more}")
 
 
-@cli.command()
+@click.command()
 @click.option("--platform", default=None, help="Only this platform.")
 @click.option("--query", "-q", default=None, help="Match chat and participant names.")
 @click.option("--limit", default=50, show_default=True, type=int, help="Chats to show, 1-500.")
@@ -55,7 +54,7 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
 @handle_errors
 def chats(app: AppContext, platform, query, limit, as_json):
     """The chats in the store, newest activity first, with their source ids."""
-    from .chats import list_chats
+    from ..chats import list_chats
 
     result = list_chats(app.store(), app.seat(), platform=platform, query=query, limit=limit)
     if as_json:
@@ -66,7 +65,7 @@ def chats(app: AppContext, platform, query, limit, as_json):
     click.echo(table(rows, ["last", "platform", "messages", "source", "chat"]))
 
 
-@cli.command()
+@click.command()
 @click.argument("memory_id")
 @click.option("--before", "-B", default=5, show_default=True, type=int, help="Messages before it, 0-50.")
 @click.option("--after", "-A", default=5, show_default=True, type=int, help="Messages after it, 0-50.")
@@ -75,7 +74,7 @@ def chats(app: AppContext, platform, query, limit, as_json):
 @handle_errors
 def context(app: AppContext, memory_id, before, after, as_json):
     """The messages around one message (an id from `chatmem search`), oldest first."""
-    from .neighbours import get_context
+    from ..neighbours import get_context
 
     result = get_context(app.store(), app.seat(), memory_id, before=before, after=after)
     if as_json:
@@ -88,7 +87,7 @@ def context(app: AppContext, memory_id, before, after, as_json):
     click.echo(table(rows, ["", "date", "id", "message"]))
 
 
-@cli.command()
+@click.command()
 @click.argument("conversation_id")
 @click.option("--budget", "token_budget", default=2000, show_default=True, type=int,
               help="Approximate token cap, 50-100000 (characters / 4).")
@@ -100,7 +99,7 @@ def context(app: AppContext, memory_id, before, after, as_json):
 @handle_errors
 def conversation(app: AppContext, conversation_id, token_budget, query, since, include_memory, as_json):
     """One conversation assembled for a model: the newest items that fit the budget."""
-    from .conversation import get_conversation_context
+    from ..conversation import get_conversation_context
 
     result = get_conversation_context(app.store(), app.seat(), conversation_id, token_budget=token_budget,
                                       query=query, since=since, include_memory=include_memory)
@@ -116,7 +115,7 @@ def conversation(app: AppContext, conversation_id, token_budget, query, since, i
         _print_memory(result["memory"])
 
 
-@cli.command()
+@click.command()
 @click.argument("conversation_id")
 @click.option("--turns", "max_turns", default=10, show_default=True, type=int, help="Most recent turns, 1-50.")
 @json_option
@@ -124,7 +123,7 @@ def conversation(app: AppContext, conversation_id, token_budget, query, since, i
 @handle_errors
 def history(app: AppContext, conversation_id, max_turns, as_json):
     """The most recent turns of a conversation (or agent session), oldest first."""
-    from .history import get_conversation_history
+    from ..history import get_conversation_history
 
     result = get_conversation_history(app.store(), app.seat(), conversation_id, max_turns=max_turns)
     if as_json:
@@ -140,7 +139,7 @@ def history(app: AppContext, conversation_id, max_turns, as_json):
     click.echo(table(rows, ["#", "time", "role", "content"]))
 
 
-@cli.command()
+@click.command()
 @click.argument("record_id")
 @click.option("--max-chars", default=0, show_default=True, type=int,
               help="Only the first N characters (0 = everything).")
@@ -149,7 +148,7 @@ def history(app: AppContext, conversation_id, max_turns, as_json):
 @handle_errors
 def raw(app: AppContext, record_id, max_chars, as_json):
     """The full original text of one record: a message, call, attachment, turn or memory."""
-    from .raw import read_raw_data
+    from ..raw import read_raw_data
 
     result = read_raw_data(app.store(), app.seat(), record_id, max_chars=max_chars)
     if as_json:
@@ -167,7 +166,7 @@ def raw(app: AppContext, record_id, max_chars, as_json):
             click.echo(f"{key}: {', '.join(value) if isinstance(value, list) else value}")
 
 
-@cli.group()
+@click.group()
 def memory():
     """A conversation's saved memory: show, save a new version, pause or unpause it."""
 
@@ -189,7 +188,7 @@ def _print_memory(mem: dict) -> None:
 @handle_errors
 def memory_show(app: AppContext, conversation_id, as_json):
     """The current memory of a conversation and its status."""
-    from .memory import get_memory
+    from ..memory import get_memory
 
     result = get_memory(app.store(), app.seat(), conversation_id)
     if as_json:
@@ -208,7 +207,7 @@ def memory_show(app: AppContext, conversation_id, as_json):
 @handle_errors
 def memory_save(app: AppContext, conversation_id, text, cites, as_json):
     """Save a new version of a conversation's memory (TEXT, use - to read it from stdin)."""
-    from .memory import save_memory
+    from ..memory import save_memory
 
     if text == "-":
         text = click.get_text_stream("stdin").read()
@@ -218,7 +217,7 @@ def memory_save(app: AppContext, conversation_id, text, cites, as_json):
 
 
 def _pause(app: AppContext, conversation_id: str, paused: bool, as_json: bool) -> None:
-    from .memory import pause_memory
+    from ..memory import pause_memory
 
     result = pause_memory(app.store(), app.seat(), conversation_id, paused)
     emit(result, as_json, text=f"memory {'paused' if paused else 'resumed'} for {result['conversation_id']}")
