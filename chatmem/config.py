@@ -12,7 +12,7 @@ Example (every key optional):
     retention_days: 90               # agent sessions expire after this
     seats:
       assistant:
-        token: "long-random-string"  # for `chatmem serve --http`
+        token: "a-random-string-of-32-or-more-characters"  # for `chatmem serve --http`
         platforms: [whatsapp, signal]
         include_chats: []            # names or source ids; empty = all
         exclude_chats: ["Family"]
@@ -37,6 +37,8 @@ from chatmem.errors import ConfigError
 
 APP = "chatmem"
 DEFAULT_SEAT = "owner"
+MIN_TOKEN_LENGTH = 32  # a seat token is a bearer secret: long enough not to be guessed
+TOKEN_HINT = 'python3 -c "import secrets; print(secrets.token_urlsafe(32))" makes one'
 
 
 @dataclass
@@ -206,4 +208,24 @@ def parse_config(data: Any, where: Path | None = None) -> Config:
             memory=_bool(s.get("memory"), True, f"seats.{name}.memory", where),
             reveal_secrets=_bool(s.get("reveal_secrets"), False, f"seats.{name}.reveal_secrets", where),
         )
+    check_tokens(cfg.seats, where)
     return cfg
+
+
+def check_tokens(seats: dict[str, Seat], where: Path | None) -> None:
+    """ConfigError when a seat's token is shorter than MIN_TOKEN_LENGTH or shared by two seats
+    (the server could not tell them apart). The message names the seats, never the token."""
+    holders: dict[str, list[str]] = {}
+    for seat in seats.values():
+        if seat.token is None:
+            continue
+        if len(seat.token) < MIN_TOKEN_LENGTH:
+            raise ConfigError(f"{where or 'the config'}: the token of seat {seat.name!r} has "
+                              f"{len(seat.token)} characters; a seat token needs at least "
+                              f"{MIN_TOKEN_LENGTH} ({TOKEN_HINT})")
+        holders.setdefault(seat.token, []).append(seat.name)
+    for names in holders.values():
+        if len(names) > 1:
+            listed = " and ".join(repr(n) for n in names)
+            raise ConfigError(f"{where or 'the config'}: seats {listed} have the same token; give "
+                              f"each seat its own ({TOKEN_HINT})")
