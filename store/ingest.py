@@ -289,12 +289,17 @@ class Ingest:
                 if self.fresh:
                     self.written.add(msg_id)
                 existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
-                                    "deleted": msg.deleted}
+                                    "deleted": msg.deleted, "chat_id": msg.chat_id}
             elif old["digest"] == digest:
                 cr.unchanged += 1
             else:
                 self._update_message(target, old, msg, digest)
-                existing[target] = {**old, "digest": digest}
+                moved_from = old.get("chat_id")
+                if moved_from and moved_from != msg.chat_id:  # the source moved it to another chat
+                    self.inserted[moved_from] -= 1
+                    self.inserted[msg.chat_id] += 1
+                    self.touched_chats.add(moved_from)
+                existing[target] = {**old, "digest": digest, "chat_id": msg.chat_id}
                 cr.updated += 1
             for r in msg.reactions:
                 self.reactions.append(rec.Reaction(
@@ -326,7 +331,7 @@ class Ingest:
         id_list = list(ids)
         for i in range(0, len(id_list), SQL_CHUNK):
             rows = self.conn.execute(
-                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted)
+                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id)
                 .where(mt.c.id.in_(id_list[i:i + SQL_CHUNK])))
             for row in rows:
                 out[row.id] = dict(row._mapping)
@@ -338,7 +343,7 @@ class Ingest:
         mt = m.Message.__table__
         when = to_utc_naive(msg.sent_at)
         rows = self.conn.execute(
-            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted)
+            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id)
             .where(and_(mt.c.chat_id == msg.chat_id, mt.c.sent_at == when,
                         mt.c.sender == msg.sender, mt.c.run_id != self.run_id,
                         mt.c.kind == msg.kind if not msg.deleted else mt.c.id.isnot(None)))

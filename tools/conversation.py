@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from whoosh import query as Q
 
 from chatmem.config import Seat
-from chatmem.store import Store
+from chatmem.store import Store, windows
 from chatmem.store.index import in_time_range
 from chatmem.store.models import Call, Message
 
@@ -180,10 +180,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
                 window.append(entry)
                 used += entry[2]
 
-        counted = mt.c.chat_id == chat.id
-        if t_since is not None:
-            counted = counted & (mt.c.sent_at >= t_since)
-        total = conn.execute(select(func.count()).select_from(mt).where(counted)).scalar_one() + len(calls)
+        total = windows.message_count(conn, chat, t_since) + len(calls)
         memory = memory_info(conn, seat, chat, tz) if include_memory else None
 
     items = [item for _, item, _ in sorted(window, key=lambda e: e[0], reverse=True)]

@@ -20,9 +20,9 @@ from sqlalchemy import func, select
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, NotFound, PermissionDenied
 from chatmem.records import chat_id, stable_id
-from chatmem.store import Store
+from chatmem.store import Store, windows
 from chatmem.store.db import next_seq
-from chatmem.store.models import Call, Chat, Message
+from chatmem.store.models import Chat, Message
 
 from .lookup import call_record, check_id, check_int, check_text, readable_chat
 from .memory import require_write
@@ -52,23 +52,17 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     conversation_id = check_id(conversation_id, "conversation_id")
     max_turns = check_int(max_turns, "max_turns", 1, 50)
     tz = store.config.timezone
-    mt, ct = Message.__table__, Call.__table__
     with store.read() as conn:
         names = store.display_names(conn)
         chat = readable_chat(conn, seat, conversation_id)
         if chat is None:
             return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
-        n_messages = conn.execute(select(func.count()).select_from(mt).where(mt.c.chat_id == chat.id)).scalar_one()
-        n_calls = conn.execute(select(func.count()).select_from(ct).where(ct.c.chat_id == chat.id)).scalar_one()
-        total = n_messages + n_calls
+        n_calls = windows.call_count(conn, chat.id)
+        total = windows.message_count(conn, chat) + n_calls
         if is_expired(chat, store.config.retention_days):
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
-        messages = conn.execute(select(mt).where(mt.c.chat_id == chat.id)
-                                .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc())
-                                .limit(max_turns)).all()
-        calls = conn.execute(select(ct).where(ct.c.chat_id == chat.id)
-                             .order_by(ct.c.started_at.desc(), ct.c.id.desc())
-                             .limit(max_turns)).all() if n_calls else []
+        messages = windows.newest_messages(conn, chat.id, max_turns)
+        calls = windows.newest_calls(conn, chat.id, max_turns) if n_calls else []
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
                          key=lambda e: e[:4], reverse=True)

@@ -1,0 +1,104 @@
+"""Conversation reads by window: the per-chat counts the tools report stay equal to what the
+store holds through imports, re-imports, newer exports with deleted messages, and agent turns."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+
+from chatmem.importers import find_sources
+from chatmem.store.models import Chat, Message
+from chatmem.tools.conversation import get_conversation_context
+from chatmem.tools.history import (
+    get_conversation_history,
+    log_conversation_turn,
+    start_conversation,
+)
+
+START = datetime(2023, 3, 1, 8, 0)
+
+
+def lines(n: int, start: int = 0, deleted: set[int] = frozenset()) -> list[str]:
+    out = []
+    for i in range(start, start + n):
+        when = START + timedelta(minutes=7 * i)
+        who = "Anna Berg" if i % 3 else "Sam Rivera"
+        text = "This message was deleted" if i in deleted else f"message number {i} about the trip"
+        out.append(f"{when:%d/%m/%Y, %H:%M} - {who}: {text}")
+    return out
+
+
+def write(path, rows: list[str]) -> None:
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def stored(store) -> dict[str, tuple[int, int, object, object]]:
+    """chat id -> (kept count, counted rows, kept first/last == real first/last)."""
+    mt, ct = Message.__table__, Chat.__table__
+    out = {}
+    with store.read() as conn:
+        for chat in conn.execute(select(ct)):
+            n, first, last = conn.execute(select(func.count(), func.min(mt.c.sent_at), func.max(mt.c.sent_at))
+                                          .where(mt.c.chat_id == chat.id)).one()
+            out[chat.id] = (chat.message_count, n, (chat.first_at, chat.last_at), (first, last))
+    return out
+
+
+def assert_counts_true(store) -> None:
+    for chat_id, (kept, counted, kept_span, span) in stored(store).items():
+        assert kept == counted, chat_id
+        assert kept_span == span, chat_id
+
+
+def test_counts_and_windows_follow_imports_reimports_and_deletions(store, tmp_path):
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, lines(120))
+    store.import_sources(find_sources(src))
+    assert_counts_true(store)
+    (chat_id,) = stored(store)
+    seat = store.config.seat(None)
+
+    history = get_conversation_history(store, seat, chat_id, max_turns=5)
+    assert history["totalTurns"] == 120
+    assert [t["turnNumber"] for t in history["turns"]] == [116, 117, 118, 119, 120]
+    assert history["turns"][-1]["content"].endswith("message number 119 about the trip")
+
+    # the same export again: nothing changes; a newer export with 30 more and two deleted
+    store.import_sources(find_sources(src), force=True)
+    assert_counts_true(store)
+    write(src, lines(150, deleted={10, 149}))
+    store.import_sources(find_sources(src))
+    assert_counts_true(store)
+    history = get_conversation_history(store, seat, chat_id, max_turns=3)
+    assert history["totalTurns"] == 150
+    assert history["turns"][-1]["content"].endswith(": ")  # the newest, deleted before we saw it
+
+    context = get_conversation_context(store, seat, chat_id, token_budget=300)
+    assert context["items_included"] + context["items_omitted"] == 150
+    assert context["has_more_older"]
+
+
+def test_context_since_counts_only_the_newer_messages(store, tmp_path):
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, lines(200))
+    store.import_sources(find_sources(src))
+    (chat_id,) = stored(store)
+    seat = store.config.seat(None)
+    for k in (0, 20, 100, 180, 199, 200):  # both sides of the count split, and the edges
+        since = START + timedelta(minutes=7 * k)
+        context = get_conversation_context(store, seat, chat_id, token_budget=100_000,
+                                           since=since.isoformat())
+        assert context["items_included"] + context["items_omitted"] == 200 - k, k
+        assert context["items_omitted"] == 0
+
+
+def test_agent_turns_keep_the_count(store):
+    seat = store.config.seat(None)
+    session = start_conversation(store, seat, "counting")["conversation_id"]
+    for i in range(4):
+        log_conversation_turn(store, seat, session, "user", f"turn {i}")
+    assert_counts_true(store)
+    history = get_conversation_history(store, seat, session, max_turns=2)
+    assert history["totalTurns"] == 4
+    assert [t["content"] for t in history["turns"]] == ["turn 2", "turn 3"]
