@@ -1,0 +1,53 @@
+"""The labelled query set and its harness (benchmarks/eval_queries.py) keep working: every label
+names exactly one imported message, and a small slice runs through search_memory and the FTS5
+reference with per-class figures. Figures are measured by the benchmark, not asserted here,
+except that queries made of the message's own words are found."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import eval_queries as ev  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("eval")
+    store, imported = ev.build_store(tmp / "home", background=200, data=tmp / "data")
+    assert imported["messages"] >= 200 + 300
+    yield store
+    store.close()
+
+
+def test_every_label_names_one_message(store):
+    queries = ev.load_queries()
+    assert len(queries) >= 150
+    assert {q.cls for q in queries} == set(ev.CLASSES)
+    ev.resolve_labels(store, queries)  # SystemExit naming the label otherwise
+    assert all(len(q.answers) == len(q.labels) for q in queries)
+
+
+def test_a_slice_gives_figures_per_class_for_both_systems(store):
+    queries = ev.load_queries(per_class=3)
+    ev.resolve_labels(store, queries)
+    ref = ev.Fts5Reference(store)
+    result = ev.evaluate(queries, {
+        "chatmem": ev.chatmem_system(store, None),
+        "fts5": lambda q: (ref.search(q.cls, q.query, q.args), {}),
+    })
+    for name in ("chatmem", "fts5"):
+        classes = result["figures"][name]["classes"]
+        assert set(classes) == {*ev.CLASSES, "all"}
+        assert all(0 <= c["recall@10"] <= 1 and 0 <= c["mrr"] <= 1 for c in classes.values())
+        assert classes["exact"] == {"n": 3, "recall@10": 1.0, "mrr": 1.0}
+    assert "| exact | 3 |" in ev.table(result["figures"])
+
+
+def test_scoring():
+    assert ev.score(["a", "b", "c"], ["c", "z"]) == (0.5, 1 / 3, 3)
+    assert ev.score(["x"] * 20 + ["a"], ["a"]) == (0.0, 0.0, None)
