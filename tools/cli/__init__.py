@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "export": "chatmem.tools.cli.admin:export",
     "reindex": "chatmem.tools.cli.admin:reindex",
     "serve": "chatmem.tools.mcp.command:serve",
+    "web": "chatmem.tools.web.command:web",
 }
 
 

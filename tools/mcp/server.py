@@ -22,7 +22,7 @@ from chatmem import __version__
 from chatmem.config import Seat
 from chatmem.errors import ChatmemError
 
-from ..app import AppContext
+from ..app import AppContext, refresh_for_reads
 from .fit import dumps, fit_result
 
 if TYPE_CHECKING:  # the SDK loads only for `chatmem serve`: every other command starts faster
@@ -88,15 +88,7 @@ class ToolRunner:
 
     def catch_up(self) -> None:
         """See what another process imported since the last call (cheap when nothing did)."""
-        from chatmem.store.store import INDEX_LOCK, FileLock
-
-        indexing = FileLock(self.store.home / INDEX_LOCK)
-        if indexing.acquire(wait=False):
-            indexing.release()
-            self.store.catch_up_index()
-        # else an import in another process is indexing right now: answer from what is
-        # indexed already rather than stall the assistant until it ends; the next call catches up
-        self.store.index.refresh()
+        refresh_for_reads(self.store)
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
         from mcp.server.mcpserver.exceptions import ToolError

@@ -1,0 +1,116 @@
+"""archive_activity: the archive in numbers for pictures — messages per month (by platform and
+by person), a weekday-by-hour heat map, the people talked to most each year, and the first and
+last message with each person. Times are the owner's local time; a seat sees only its chats."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+
+from typing_extensions import TypedDict
+
+from chatmem.config import Seat
+from chatmem.errors import ArgumentError
+from chatmem.store import Store
+from chatmem.store.activity import (
+    messages_per_hour,
+    messages_per_person_year,
+    person_messages_per_hour,
+    person_spans,
+)
+
+from .records import timestamp_fields
+from .scope import allowed_chat_ids
+
+
+class PersonCount(TypedDict):
+    person_id: str
+    name: str
+    messages: int
+
+
+class YearTop(TypedDict):
+    year: int
+    people: list[PersonCount]
+
+
+class PersonSpanItem(TypedDict):
+    person_id: str
+    name: str
+    messages: int
+    first: str
+    last: str
+
+
+class ActivityResult(TypedDict):
+    total: int
+    months: list[str]
+    by_platform: dict[str, list[int]]
+    by_person: dict[str, list[int]]
+    weekday_hour: list[list[int]]  # 7 rows (Monday first) x 24 hours, local time
+    top_people_per_year: list[YearTop]
+    people: list[PersonSpanItem]
+
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _month_range(first: str, last: str) -> list[str]:
+    y, m = int(first[:4]), int(first[5:7])
+    out = []
+    while f"{y:04d}-{m:02d}" <= last:
+        out.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
+def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
+    """Counts behind the archive's pictures, for the chats `seat` may read."""
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 50:
+        raise ArgumentError("top must be a whole number from 1 to 50")
+    tz = store.config.timezone
+    per_month: dict[str, Counter[str]] = defaultdict(Counter)
+    heat = [[0] * 24 for _ in range(7)]
+    total = 0
+
+    def local(hour: datetime) -> datetime:
+        return hour.replace(tzinfo=timezone.utc).astimezone(tz)
+
+    with store.read() as conn:
+        visible = allowed_chat_ids(conn, seat)
+        names = store.display_names(conn)
+        for row in messages_per_hour(conn, visible):
+            when = local(row.hour)
+            per_month[when.strftime("%Y-%m")][row.platform] += row.count
+            heat[when.weekday()][when.hour] += row.count
+            total += row.count
+        spans = sorted(person_spans(conn, visible), key=lambda s: (s.first, s.person_id))
+        per_year: dict[int, Counter[str]] = defaultdict(Counter)
+        overall: Counter[str] = Counter()
+        for py in messages_per_person_year(conn, visible):
+            per_year[py.year][py.person_id] += py.count
+            overall[py.person_id] += py.count
+        leaders = [pid for pid, _ in overall.most_common(top)]
+        person_month: dict[str, Counter[str]] = defaultdict(Counter)
+        for pid, row in person_messages_per_hour(conn, visible, leaders):
+            person_month[pid][local(row.hour).strftime("%Y-%m")] += row.count
+
+        def name(pid: str) -> str:
+            return names[pid] if pid in names else pid
+
+        months = _month_range(min(per_month), max(per_month)) if per_month else []
+        platforms = sorted({p for c in per_month.values() for p in c})
+        return {
+            "total": total,
+            "months": months,
+            "by_platform": {p: [per_month[mo][p] for mo in months] for p in platforms},
+            "by_person": {name(pid): [person_month[pid][mo] for mo in months] for pid in leaders},
+            "weekday_hour": heat,
+            "top_people_per_year": [
+                {"year": year, "people": [{"person_id": pid, "name": name(pid), "messages": n}
+                                          for pid, n in per_year[year].most_common(top)]}
+                for year in sorted(per_year)],
+            "people": [{"person_id": s.person_id, "name": name(s.person_id), "messages": s.count,
+                        "first": timestamp_fields(s.first, tz)["timestamp"],
+                        "last": timestamp_fields(s.last, tz)["timestamp"]} for s in spans],
+        }
