@@ -12,12 +12,14 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
 from whoosh import columns
 from whoosh import index as windex
 from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer
@@ -26,9 +28,13 @@ from whoosh.support.charset import accent_map
 
 from chatmem.errors import StoreError
 
+from . import models as m
+from .people import chat_name, sender_name
+
 STATE_FILE = "chatmem-index.json"
 INDEX_VERSION = 2  # 2: `ts` is a column only (no range terms), `day` dropped
 BULK_THRESHOLD = 20_000  # above this many documents, write with two processes
+INDEX_BATCH = 5000  # rows read from the database at a time while indexing
 
 
 def _analyzer():
@@ -209,3 +215,46 @@ def in_time_range(searcher, query, lo: int | None, hi: int | None) -> set[int]:
     ts = searcher.reader().column_reader("ts")
     return {d for d in searcher.docs_for_query(query)
             if (lo is None or ts[d] >= lo) and (hi is None or ts[d] <= hi)}
+
+
+# ---------------------------------------------------------------------- what goes into a document
+
+
+def count_changed(conn: Connection, since: int) -> int:
+    """Messages and calls changed after ingest `seq` `since`: the documents to (re)write."""
+    mt, ct = m.Message.__table__, m.Call.__table__
+    return (conn.execute(select(func.count()).select_from(mt).where(mt.c.seq > since)).scalar_one()
+            + conn.execute(select(func.count()).select_from(ct).where(ct.c.seq > since)).scalar_one())
+
+
+def documents(conn: Connection, since: int) -> Iterator[IndexDoc]:
+    """The index document of every message and call changed after ingest `seq` `since`."""
+    mt, ct, ch, pt = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Person.__table__
+    names = {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
+    chats = {r.id: r for r in conn.execute(
+        select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform, ch.c.person_id))}
+    q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
+                mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
+         .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
+    for r in conn.execute(q):
+        chat = chats.get(r.chat_id)
+        text = r.text
+        extra = r.extra or {}
+        if extra.get("poll"):
+            poll = extra["poll"]
+            text = " ".join([text, str(poll.get("question", ""))] +
+                            [str(o.get("text", "")) for o in poll.get("options", [])])
+        sender = sender_name(r, names)
+        yield IndexDoc(id=r.id, text=text, sender=sender if sender == r.sender else f"{sender} {r.sender}",
+                       chat=chat_name(chat, names),
+                       platform=r.platform, source=r.chat_id,
+                       sender_keys=[r.sender, r.sender_handle or "", sender],
+                       person=r.person_id,
+                       group=bool(chat.is_group) if chat else False, kind=r.kind, when=r.sent_at)
+    q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
+    for r in conn.execute(q):
+        chat = chats.get(r.chat_id)
+        text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
+        yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_name(chat, names),
+                       platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
+                       group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)

@@ -61,6 +61,20 @@ def message_digest(msg: rec.Message) -> str:
     return h.hexdigest()
 
 
+def message_row(msg: rec.Message, digest: str, seq: int, ordinal: int, person_id: str | None,
+                run_id: int | None) -> dict[str, Any]:
+    """The messages-table row of a record: every writer of messages builds it here."""
+    return {
+        "id": msg.id, "seq": seq, "chat_id": msg.chat_id, "platform": msg.platform,
+        "sent_at": to_utc_naive(msg.sent_at), "ordinal": ordinal,
+        "sender": msg.sender, "sender_handle": msg.sender_handle, "text": msg.text or "",
+        "person_id": person_id,
+        "kind": msg.kind, "guid": msg.guid, "deleted": msg.deleted, "edited": msg.edited,
+        "reply_to": msg.reply_to, "extra": msg.extra or {}, "raw": msg.raw, "digest": digest,
+        "role": msg.extra.get("role") if msg.extra else None, "run_id": run_id,
+    }
+
+
 def call_digest(call: rec.Call) -> str:
     return _digest({k: v for k, v in asdict(call).items() if k not in ("line",)})
 
@@ -358,16 +372,10 @@ class Ingest:
         return old
 
     def _message_row(self, msg: rec.Message, digest: str) -> dict:
-        return {
-            "id": msg.id, "seq": self.seq, "chat_id": msg.chat_id, "platform": msg.platform,
-            "sent_at": to_utc_naive(msg.sent_at), "ordinal": self.ordinal if msg.line is None else msg.line,
-            "sender": msg.sender, "sender_handle": msg.sender_handle, "text": msg.text or "",
-            # an agent session's turns are written by roles (user, assistant), not people
-            "person_id": None if msg.platform == AGENT else self._person(msg.sender, msg.sender_handle),
-            "kind": msg.kind, "guid": msg.guid, "deleted": msg.deleted, "edited": msg.edited,
-            "reply_to": msg.reply_to, "extra": msg.extra or {}, "raw": msg.raw, "digest": digest,
-            "role": msg.extra.get("role") if msg.extra else None, "run_id": self.run_id,
-        }
+        # an agent session's turns are written by roles (user, assistant), not people
+        person = None if msg.platform == AGENT else self._person(msg.sender, msg.sender_handle)
+        return message_row(msg, digest, self.seq, self.ordinal if msg.line is None else msg.line,
+                           person, self.run_id)
 
     def _person(self, sender: str, handle: str | None) -> str | None:
         """The person behind a sender, resolved once per (sender, handle) in this import."""

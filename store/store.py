@@ -23,14 +23,14 @@ from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
 
 from . import models as m
 from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
-from .index import FullTextIndex, IndexDoc
+from .index import FullTextIndex, count_changed, documents
 from .ingest import Ingest, Report
-from .people import chat_name, sender_name
+from .reads import Reader
+from .writes import Writer
 
 INDEX_DIR = "index"
 IMPORT_LOCK = "import.lock"
 INDEX_LOCK = "index.lock"
-INDEX_BATCH = 5000
 
 
 def _utcnow() -> datetime:
@@ -121,6 +121,22 @@ class Store:
                 yield conn
         except OperationalError as e:
             raise StoreError(f"the database could not be read: {e.orig}") from e
+
+    @contextmanager
+    def reader(self) -> Iterator[Reader]:
+        """The read API (`store/reads.py`) over one read connection."""
+        with self.read() as conn:
+            yield Reader(self, conn)
+
+    @contextmanager
+    def writer(self) -> Iterator[Writer]:
+        """The write API (`store/writes.py`) in one transaction; when it has committed and
+        changed what the index shows, the index catches up."""
+        with self.write() as conn:
+            w = Writer(self, conn)
+            yield w
+        if w.changed_index:
+            self.catch_up_index()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -249,9 +265,9 @@ class Store:
                 return 0
             fresh = self.index.doc_count() == 0
             with self.read() as conn:
-                expected = self._count_changed(conn, since)
+                expected = count_changed(conn, since)
                 try:
-                    return self.index.write(self._index_docs(conn, since), db_seq, fresh=fresh,
+                    return self.index.write(documents(conn, since), db_seq, fresh=fresh,
                                             expected=expected)
                 except OSError as e:
                     raise StoreError(
@@ -270,44 +286,6 @@ class Store:
         finally:
             lock.release()
         return self.catch_up_index()
-
-    def _count_changed(self, conn: Connection, since: int) -> int:
-        from sqlalchemy import func
-
-        mt, ct = m.Message.__table__, m.Call.__table__
-        return (conn.execute(select(func.count()).select_from(mt).where(mt.c.seq > since)).scalar_one()
-                + conn.execute(select(func.count()).select_from(ct).where(ct.c.seq > since)).scalar_one())
-
-    def _index_docs(self, conn: Connection, since: int) -> Iterator[IndexDoc]:
-        mt, ct, ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
-        names = display_names(conn)
-        chats = {r.id: r for r in conn.execute(
-            select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform, ch.c.person_id))}
-        q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
-                    mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
-             .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
-        for r in conn.execute(q):
-            chat = chats.get(r.chat_id)
-            text = r.text
-            extra = r.extra or {}
-            if extra.get("poll"):
-                poll = extra["poll"]
-                text = " ".join([text, str(poll.get("question", ""))] +
-                                [str(o.get("text", "")) for o in poll.get("options", [])])
-            sender = sender_name(r, names)
-            yield IndexDoc(id=r.id, text=text, sender=sender if sender == r.sender else f"{sender} {r.sender}",
-                           chat=chat_name(chat, names),
-                           platform=r.platform, source=r.chat_id,
-                           sender_keys=[r.sender, r.sender_handle or "", sender],
-                           person=r.person_id,
-                           group=bool(chat.is_group) if chat else False, kind=r.kind, when=r.sent_at)
-        q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
-        for r in conn.execute(q):
-            chat = chats.get(r.chat_id)
-            text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
-            yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_name(chat, names),
-                           platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
-                           group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
 
     def display_names(self, conn: Connection) -> PersonNames:
         """person id -> name to show, looked up as asked and cached until the database
@@ -356,12 +334,6 @@ class PersonNames(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for v in self.cache.values() if v is not None)
-
-
-def display_names(conn: Connection) -> dict[str, str]:
-    """person id -> the name to show (the owner stays `me`)."""
-    pt = m.Person.__table__
-    return {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
 
 
 def _explain_write_error(e: Exception) -> str:

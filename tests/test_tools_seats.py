@@ -24,7 +24,7 @@ HIDDEN_WORDS = ["Zahnstein", "739201", "Praxis Weiss", "Dr. Weiss", "Dentist"]
 
 def hidden(store, seat):
     """Every id and every message text of the chats `seat` may not read."""
-    from chatmem.tools.scope import chat_filter
+    from chatmem.store.scope import chat_filter
 
     with store.read() as conn:
         chats = conn.execute(select(Chat.id, Chat.name).where(~chat_filter(seat))).all()

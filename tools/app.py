@@ -65,14 +65,10 @@ class AppContext:
     def resolve_chat_name(self, chat: str) -> str:
         """`--chat` takes a chat name or a source id; importers want the chat's natural key."""
         if chat.startswith("s_"):
-            from sqlalchemy import select
-
-            from chatmem.store.models import Chat
-
-            with self.store().read() as conn:
-                row = conn.execute(select(Chat.key).where(Chat.id == chat)).first()
-            if row is not None:
-                return row.key
+            with self.store().reader() as r:
+                key = r.chat_key(chat)
+            if key is not None:
+                return key
         return chat
 
     def close(self) -> None:

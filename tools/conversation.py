@@ -11,18 +11,10 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterator
-from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.engine import Connection
-from whoosh import query as Q
-
 from chatmem.config import Seat
-from chatmem.store import Store, windows
-from chatmem.store.index import in_time_range
-from chatmem.store.models import Call, Message
+from chatmem.store import Store
 
 from .lookup import (
     Timer,
@@ -33,10 +25,10 @@ from .lookup import (
     check_int,
     check_text,
     parse_time,
-    readable_chat,
 )
 from .memory import memory_info, no_conversation
 from .records import sender_name, timestamp_fields
+from .search import chat_matches
 from .secrets import masker
 
 PAGE = 200
@@ -47,33 +39,6 @@ MIN_BUDGET, MAX_BUDGET = 50, 100_000
 def item_tokens(item: dict[str, Any]) -> int:
     """Tokens of one item: its `json.dumps` length / 4, rounded up."""
     return approx_tokens(len(json.dumps(item)))
-
-
-def _messages_newest_first(conn: Connection, chat_id: str, since: datetime | None) -> Iterator[Any]:
-    mt = Message.__table__
-    cond = mt.c.chat_id == chat_id
-    if since is not None:
-        cond = cond & (mt.c.sent_at >= since)
-    last = None
-    while True:
-        q = select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.person_id, mt.c.text, mt.c.kind).where(cond)
-        if last is not None:
-            q = q.where((mt.c.sent_at < last.sent_at) | ((mt.c.sent_at == last.sent_at) & (
-                (mt.c.ordinal < last.ordinal) | ((mt.c.ordinal == last.ordinal) & (mt.c.id < last.id)))))
-        rows = conn.execute(q.order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc())
-                            .limit(PAGE)).all()
-        yield from rows
-        if len(rows) < PAGE:
-            return
-        last = rows[-1]
-
-
-def _calls_newest_first(conn: Connection, chat_id: str, since: datetime | None) -> list[Any]:
-    ct = Call.__table__
-    cond = ct.c.chat_id == chat_id
-    if since is not None:
-        cond = cond & (ct.c.started_at >= since)
-    return conn.execute(select(ct).where(cond).order_by(ct.c.started_at.desc(), ct.c.id.desc())).all()
 
 
 class _Items:
@@ -96,23 +61,6 @@ class _Items:
                 "direction": row.direction, "text": self.mask(call_text(row))}
 
 
-def _matching_message_ids(store: Store, chat_id: str, query: str, since: datetime | None) -> list[str]:
-    """Ids of this chat's messages matching `query`, best first."""
-    from .search import parse_query
-
-    store.index.refresh()
-    ix = store.index.ix
-    q = parse_query(ix.schema, query)
-    full = Q.AndNot(Q.And([q, Q.Term("source", chat_id)]), Q.Term("kind", "call"))
-    with store.index.reading() as searcher:
-        allowed = None
-        if since is not None:
-            allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)
-            if not allowed:  # an empty filter would mean no filter to Whoosh
-                return []
-        return [h["id"] for h in searcher.search(full, limit=MAX_QUERY_MATCHES, filter=allowed)]
-
-
 def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,
                              query: str | None = None, since: str | None = None,
                              include_memory: bool = False) -> dict[str, Any]:
@@ -125,19 +73,18 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
     tz = store.config.timezone
     t_since = parse_time(since, "since", tz)
     make = _Items(seat, tz)
-    mt = Message.__table__
-    with store.read() as conn:
-        make.names = store.display_names(conn)
-        chat = readable_chat(conn, seat, conversation_id)
+    with store.reader() as r:
+        make.names = r.names()
+        chat = r.chat(seat, conversation_id)
         if chat is None:
             raise no_conversation(conversation_id)
-        matches = _matching_message_ids(store, chat.id, query, t_since) if query and query.strip() else []
+        matches = chat_matches(store, chat.id, query, t_since, MAX_QUERY_MATCHES) if query and query.strip() else []
 
         # the newest items, messages and calls merged, until the whole budget is spent
-        calls = _calls_newest_first(conn, chat.id, t_since)
+        calls = r.calls_newest_first(chat.id, t_since)
         stream = heapq.merge(
-            ((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in _messages_newest_first(conn, chat.id, t_since)),
-            ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
+            ((m.sent_at, 1, m.ordinal, m.id, "message", m) for m in r.messages_newest_first(chat.id, t_since)),
+            ((c.started_at, 0, 0, c.id, "call", c) for c in calls),
             key=lambda e: e[:4], reverse=True)
         window: list[tuple[tuple, dict, int]] = []  # (order key, item, tokens), newest first
         used = 0
@@ -155,12 +102,10 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         extras: list[tuple[tuple, dict]] = []
         if matches:
             wanted = [i for i in matches if i not in in_window]
-            rows = {r.id: r for r in conn.execute(
-                select(mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.person_id, mt.c.text, mt.c.kind)
-                .where(mt.c.id.in_(wanted), mt.c.chat_id == chat.id))} if wanted else {}
-            extras += [((r.sent_at, 1, r.ordinal, r.id), make.message(r))
-                       for r in (rows[i] for i in wanted if i in rows)]
-        extras += [((r.started_at, 0, 0, r.id), make.call(r)) for r in calls if r.id not in in_window]
+            rows = r.chat_messages_by_id(chat.id, wanted)
+            extras += [((m.sent_at, 1, m.ordinal, m.id), make.message(m))
+                       for m in (rows[i] for i in wanted if i in rows)]
+        extras += [((c.started_at, 0, 0, c.id), make.call(c)) for c in calls if c.id not in in_window]
 
         if extras:
             costs = [item_tokens(item) for _, item in extras]
@@ -180,8 +125,8 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
                 window.append(entry)
                 used += entry[2]
 
-        total = windows.message_count(conn, chat, t_since) + len(calls)
-        memory = memory_info(conn, seat, chat, tz) if include_memory else None
+        total = r.count_messages(chat, t_since) + len(calls)
+        memory = memory_info(r, seat, chat, tz) if include_memory else None
 
     items = [item for _, item, _ in sorted(window, key=lambda e: e[0], reverse=True)]
     result: dict[str, Any] = {

@@ -8,28 +8,22 @@ transaction with a new ingest `seq` so the index picks them up: searchable like 
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import json
 import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import func, select
-
+from chatmem import records as rec
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, NotFound, PermissionDenied
-from chatmem.records import chat_id, stable_id
-from chatmem.store import Store, windows
-from chatmem.store.db import next_seq
-from chatmem.store.models import Chat, Message
+from chatmem.store import Store
+from chatmem.store.writes import AGENT, turn_raw
 
-from .lookup import call_record, check_id, check_int, check_text, readable_chat
+from .lookup import call_record, check_id, check_int, check_text
 from .memory import require_write
 from .records import sender_name, timestamp_fields
 from .secrets import masker
 
-AGENT = "agent"
 ROLES = ("user", "assistant", "system")
 MAX_TURN_CHARS = 100_000
 MAX_SUBJECT_CHARS = 200
@@ -52,17 +46,17 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     conversation_id = check_id(conversation_id, "conversation_id")
     max_turns = check_int(max_turns, "max_turns", 1, 50)
     tz = store.config.timezone
-    with store.read() as conn:
-        names = store.display_names(conn)
-        chat = readable_chat(conn, seat, conversation_id)
+    with store.reader() as r:
+        names = r.names()
+        chat = r.chat(seat, conversation_id)
         if chat is None:
             return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
-        n_calls = windows.call_count(conn, chat.id)
-        total = windows.message_count(conn, chat) + n_calls
+        n_calls = r.count_calls(chat.id)
+        total = r.count_messages(chat) + n_calls
         if is_expired(chat, store.config.retention_days):
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
-        messages = windows.newest_messages(conn, chat.id, max_turns)
-        calls = windows.newest_calls(conn, chat.id, max_turns) if n_calls else []
+        messages = r.latest_messages(chat.id, max_turns)
+        calls = r.latest_calls(chat.id, max_turns) if n_calls else []
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
                          key=lambda e: e[:4], reverse=True)
@@ -124,12 +118,11 @@ def start_conversation(store: Store, seat: Seat, subject: str | None = None) -> 
     subject = subject.strip() if subject and subject.strip() else None
     now = _utcnow()
     key = uuid.uuid4().hex
-    conversation_id = chat_id(AGENT, key)
-    with store.write() as conn:
-        conn.execute(Chat.__table__.insert().values(
-            id=conversation_id, platform=AGENT, key=key,
-            name=subject or f"Agent session {now:%Y-%m-%d %H:%M} UTC", is_group=False,
-            participants=[], handles=[], message_count=0, memory_paused=False, created_at=now, seq=0))
+    session = rec.Chat(platform=AGENT, key=key, name=subject or f"Agent session {now:%Y-%m-%d %H:%M} UTC",
+                       created_at=now)
+    conversation_id = session.id
+    with store.writer() as w:
+        w.add_session(session)
     return {"conversation_id": conversation_id, "subject": subject}
 
 
@@ -152,26 +145,18 @@ def log_conversation_turn(store: Store, seat: Seat, conversation_id: str, role: 
         raise ArgumentError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
     content = check_text(content, "content", MAX_TURN_CHARS)
     refs = _check_refs(refs)
-    mt, t = Message.__table__, Chat.__table__
-    with store.write() as conn:
-        chat = readable_chat(conn, seat, conversation_id)
+    with store.writer() as w:
+        chat = w.chat(seat, conversation_id)
         if chat is None or chat.platform != AGENT:
             raise NotFound(f"no agent session with id {conversation_id!r} (start_conversation gives one)")
         if is_expired(chat, store.config.retention_days):
             raise ArgumentError(f"conversation_id {conversation_id!r} expired after "
                                 f"{store.config.retention_days} days; start a new session")
-        seq = next_seq(conn)
-        turn = (conn.execute(select(func.max(mt.c.ordinal)).where(mt.c.chat_id == chat.id)).scalar() or 0) + 1
+        turn = w.next_turn_number(chat.id)
         now = _utcnow()
-        turn_id = stable_id("t", chat.id, turn)
-        raw = json.dumps({"conversation_id": chat.id, "turnNumber": turn, "role": role, "content": content,
-                          "refs": refs, "timestamp": now.isoformat() + "Z"}, ensure_ascii=False, indent=1)
-        conn.execute(mt.insert().values(
-            id=turn_id, seq=seq, chat_id=chat.id, platform=AGENT, sent_at=now, ordinal=turn, sender=role,
-            text=content, kind="system" if role == "system" else "text", deleted=False, edited=False,
-            extra={"refs": refs, "role": role}, raw=raw, role=role,
-            digest=hashlib.blake2b(raw.encode("utf-8"), digest_size=16).hexdigest()))
-        conn.execute(t.update().where(t.c.id == chat.id).values(
-            message_count=t.c.message_count + 1, first_at=func.coalesce(t.c.first_at, now), last_at=now))
-    store.catch_up_index()
+        turn_id = rec.stable_id("t", chat.id, turn)
+        w.add_turn(rec.Message(
+            id=turn_id, platform=AGENT, chat_id=chat.id, sent_at=now, sender=role, text=content,
+            kind="system" if role == "system" else "text", extra={"refs": refs, "role": role},
+            raw=turn_raw(chat.id, turn, role, content, refs, now)), turn)
     return {"conversation_id": chat.id, "turnNumber": turn, "id": turn_id}

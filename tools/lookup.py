@@ -1,8 +1,4 @@
-"""Finding records by public id, within a seat's scope, and the argument checks every tool shares.
-
-A record outside the seat's scope is looked up exactly like an unknown one: these helpers return
-None for both, so no tool can tell them apart.
-"""
+"""The argument checks every tool shares, and calls shown as records."""
 
 from __future__ import annotations
 
@@ -11,15 +7,9 @@ import time
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.engine import Connection, Row
-
-from chatmem.config import Seat
 from chatmem.errors import ArgumentError
-from chatmem.store.models import Call, Chat, Message, MessageAlias
 
 from .records import chat_name, timestamp_fields
-from .scope import chat_filter
 
 MAX_ID_CHARS = 64
 
@@ -93,39 +83,7 @@ def approx_tokens(chars: int) -> int:
     return math.ceil(chars / 4)
 
 
-# ---------------------------------------------------------------------- lookups
-
-
-def readable_chat(conn: Connection, seat: Seat, chat_id: str) -> Row | None:
-    """The chat row, or None when it does not exist or the seat may not read it."""
-    t = Chat.__table__
-    return conn.execute(select(t).where((t.c.id == chat_id) & chat_filter(seat))).first()
-
-
-def resolve_message_id(conn: Connection, record_id: str) -> str:
-    """A message id, following an alias (an id a later export gave the same message)."""
-    t = MessageAlias.__table__
-    row = conn.execute(select(t.c.message_id).where(t.c.alias == record_id)).first()
-    return row.message_id if row is not None else record_id
-
-
-def readable_message(conn: Connection, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
-    """(message row, chat row), or None when unknown or out of the seat's scope."""
-    mt = Message.__table__
-    row = conn.execute(select(mt).where(mt.c.id == resolve_message_id(conn, record_id))).first()
-    if row is None:
-        return None
-    chat = readable_chat(conn, seat, row.chat_id)
-    return (row, chat) if chat is not None else None
-
-
-def readable_call(conn: Connection, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
-    ct = Call.__table__
-    row = conn.execute(select(ct).where(ct.c.id == record_id)).first()
-    if row is None:
-        return None
-    chat = readable_chat(conn, seat, row.chat_id)
-    return (row, chat) if chat is not None else None
+# ---------------------------------------------------------------------- calls
 
 
 def call_text(row: Any, excerpt_chars: int = 600) -> str:

@@ -11,15 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.engine import Connection
-
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError
 from chatmem.store import Store
-from chatmem.store.models import Attachment, Memory, Message, MessageVersion, Reaction
+from chatmem.store.reads import Reader
 
-from .lookup import call_text, readable_call, readable_chat, readable_message
+from .lookup import call_text
 from .records import timestamp_fields
 from .secrets import masker
 
@@ -34,19 +31,18 @@ def _relations(chat_id: str | None, **more: Any) -> dict[str, Any]:
     return rel
 
 
-def _message(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
     version = None
     if VERSION_MARK in record_id:
         record_id, _, n = record_id.partition(VERSION_MARK)
         if not n.isdigit() or int(n) < 1:
             return None
         version = int(n)
-    found = readable_message(conn, seat, record_id)
+    found = r.message(seat, record_id)
     if found is None:
         return None
     row, chat = found
-    mt, vt, rt, at = Message.__table__, MessageVersion.__table__, Reaction.__table__, Attachment.__table__
-    versions = conn.execute(select(vt).where(vt.c.message_id == row.id).order_by(vt.c.position)).all()
+    versions, reactions, attachments, replies = r.message_details(row.id)
     when = timestamp_fields(row.sent_at, tz)
     if version is not None:
         if version > len(versions):
@@ -58,11 +54,6 @@ def _message(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any]
                 "content": f"{stamp}: {v.text}",
                 "relations": _relations(chat.id, versions=[row.id])}
     turn = row.platform == "agent" and row.role is not None
-    reactions = conn.execute(select(rt).where(rt.c.message_id == row.id, rt.c.removed.is_(False))
-                             .order_by(rt.c.id)).all()
-    attachments = conn.execute(select(at).where(at.c.message_id == row.id).order_by(at.c.position)).all()
-    replies = [r.id for r in conn.execute(select(mt.c.id).where(mt.c.reply_to == row.id)
-                                          .order_by(mt.c.sent_at, mt.c.ordinal).limit(100))]
     parts = [row.raw or row.text or ""]
     if versions:
         parts.append("--- earlier versions ---")
@@ -70,7 +61,7 @@ def _message(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any]
                   for i, v in enumerate(versions, 1)]
     if reactions:
         parts.append("--- reactions ---")
-        parts += [f"{r.emoji} {r.sender}" for r in reactions]
+        parts += [f"{x.emoji} {x.sender}" for x in reactions]
     if attachments:
         parts.append("--- attachments ---")
         parts += [f"{a.id} {a.name or '(no name)'} {a.mime_type or ''} "
@@ -82,15 +73,15 @@ def _message(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any]
         title = f"{row.sender} in {chat.name}, {when['date']}"
         relations = _relations(
             chat.id, reply_to=row.reply_to, replies=replies,
-            reactions=[f"{r.emoji} {r.sender}" for r in reactions],
+            reactions=[f"{x.emoji} {x.sender}" for x in reactions],
             attachments=[a.id for a in attachments],
             versions=[f"{row.id}{VERSION_MARK}{i}" for i in range(1, len(versions) + 1)])
     return {"type": "turn" if turn else "message", "title": title, "content": "\n".join(parts),
             "relations": relations}
 
 
-def _call(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
-    found = readable_call(conn, seat, record_id)
+def _call(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    found = r.call(seat, record_id)
     if found is None:
         return None
     row, chat = found
@@ -104,12 +95,11 @@ def _call(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | 
             "content": "\n".join(parts), "relations": _relations(chat.id)}
 
 
-def _attachment(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
-    at = Attachment.__table__
-    row = conn.execute(select(at).where(at.c.id == record_id)).first()
+def _attachment(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+    row = r.attachment(record_id)
     if row is None:
         return None
-    found = readable_message(conn, seat, row.message_id)
+    found = r.message(seat, row.message_id)
     if found is None:
         return None
     msg, chat = found
@@ -120,18 +110,16 @@ def _attachment(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, A
             "relations": _relations(chat.id, message=msg.id)}
 
 
-def _memory(conn: Connection, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
+def _memory(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
     if not seat.memory:
         return None
-    t = Memory.__table__
-    row = conn.execute(select(t).where(t.c.id == record_id)).first()
+    row = r.memory(record_id)
     if row is None:
         return None
-    chat = readable_chat(conn, seat, row.chat_id)
+    chat = r.chat(seat, row.chat_id)
     if chat is None:
         return None
-    others = [r.id for r in conn.execute(select(t.c.id).where(t.c.chat_id == row.chat_id, t.c.version < row.version)
-                                         .order_by(t.c.version))]
+    others = r.earlier_memories(row.chat_id, row.version)
     when = timestamp_fields(row.created_at, tz)
     return {"type": "memory", "title": f"memory version {row.version} of {chat.name}, saved {when['date']}",
             "content": row.text, "relations": _relations(chat.id, versions=others, cites=list(row.cites or []))}
@@ -150,10 +138,10 @@ def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) 
     record_id = record_id.strip()
     tz = store.config.timezone
     found = None
-    with store.read() as conn:
+    with store.reader() as r:
         for prefix, reader in READERS:
             if record_id.startswith(prefix):
-                found = reader(conn, seat, record_id, tz)
+                found = reader(r, seat, record_id, tz)
                 break
     if found is None:
         return {"ok": False, "id": record_id,

@@ -8,7 +8,7 @@ top-N cut filtered afterwards.
 from __future__ import annotations
 
 import re
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,10 +21,10 @@ from chatmem.errors import ArgumentError, QueryError
 from chatmem.store import Store
 from chatmem.store.index import _analyzer, in_time_range
 from chatmem.store.models import Call, Chat, Message
+from chatmem.store.scope import chat_filter
 
 from .lookup import Timer, call_record, call_text, check_int, parse_time
 from .records import message_record
-from .scope import chat_filter
 from .secrets import masker
 
 __all__ = ["check_int", "parse_time", "search_memory"]
@@ -273,3 +273,19 @@ def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
         if frag:
             return frag
     return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def chat_matches(store: Store, chat_id: str, query: str, since: datetime | None,
+                 limit: int = 50) -> list[str]:
+    """Ids of one chat's messages matching `query` (calls left out), best first: what
+    get_conversation_context pulls in from further back."""
+    store.index.refresh()
+    q = parse_query(store.index.ix.schema, query)
+    full = Q.AndNot(Q.And([q, Q.Term("source", chat_id)]), Q.Term("kind", "call"))
+    with store.index.reading() as searcher:
+        allowed = None
+        if since is not None:
+            allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)
+            if not allowed:  # an empty filter would mean no filter to Whoosh
+                return []
+        return [h["id"] for h in searcher.search(full, limit=limit, filter=allowed)]

@@ -4,32 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
-
 from chatmem.config import Seat
 from chatmem.store import Store
-from chatmem.store.models import Call, Chat, ImportRun, Message, Unparsed
-
-from .scope import chat_filter
 
 
 def store_stats(store: Store, seat: Seat) -> dict[str, Any]:
-    mt, ct, ch, rt = Message.__table__, Call.__table__, Chat.__table__, ImportRun.__table__
-    visible = select(ch.c.id).where(chat_filter(seat))
-    with store.read() as conn:
-        per_platform = {}
-        for platform, chats, messages in conn.execute(
-                select(ch.c.platform, func.count(), func.coalesce(func.sum(ch.c.message_count), 0))
-                .where(chat_filter(seat)).group_by(ch.c.platform)):
-            per_platform[platform] = {"chats": chats, "messages": int(messages), "calls": 0}
-        for platform, calls in conn.execute(select(ct.c.platform, func.count())
-                                            .where(ct.c.chat_id.in_(visible)).group_by(ct.c.platform)):
-            per_platform.setdefault(platform, {"chats": 0, "messages": 0, "calls": 0})["calls"] = calls
-        first, last = conn.execute(select(func.min(mt.c.sent_at), func.max(mt.c.sent_at))
-                                   .where(mt.c.chat_id.in_(visible))).one()
-        unparsed = conn.execute(select(func.count()).select_from(Unparsed.__table__)).scalar_one()
-        runs = conn.execute(select(rt.c.id, rt.c.path, rt.c.platform, rt.c.finished_at, rt.c.status)
-                            .order_by(rt.c.id.desc()).limit(5)).all()
+    with store.reader() as r:
+        per_platform = r.platform_counts(seat)
+        first, last = r.time_span(seat)
+        unparsed = r.unparsed_count()
+        runs = r.recent_imports(5)
     return {
         "home": str(store.home),
         "messages": sum(p["messages"] for p in per_platform.values()),
@@ -41,7 +25,7 @@ def store_stats(store: Store, seat: Seat) -> dict[str, Any]:
         "unparsed_lines": unparsed if seat.unrestricted else None,
         "indexed": store.index.doc_count(),
         "recent_imports": [
-            {"run": r.id, "path": r.path, "platform": r.platform, "status": r.status,
-             "finished": r.finished_at.isoformat() + "Z" if r.finished_at else None}
-            for r in runs] if seat.unrestricted else [],
+            {"run": run.id, "path": run.path, "platform": run.platform, "status": run.status,
+             "finished": run.finished_at.isoformat() + "Z" if run.finished_at else None}
+            for run in runs] if seat.unrestricted else [],
     }

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
-
 from chatmem.config import load_timezone
 from chatmem.errors import ChatmemError
 from chatmem.importers import get_importer
 from chatmem.store import Store
-from chatmem.store.models import Source
 
 
 def sync_sources(store: Store, force: bool = False) -> list[dict]:
     """One report per known source: imported, unchanged, or missing (the file is gone)."""
-    with store.read() as conn:
-        sources = conn.execute(select(Source).order_by(Source.id)).all()
+    with store.reader() as r:
+        sources = r.sources()
     reports = []
     with store.import_lock():
         for src in sources:

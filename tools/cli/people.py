@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import click
 
-from chatmem.store.db import next_seq
-from chatmem.store.people import People, list_people, merge, rename, split
-
 from ..app import AppContext, handle_errors, json_option
 from .output import emit, table
-
-
-def _people(app: AppContext, conn) -> People:
-    cfg = app.config()
-    return People(conn, next_seq(conn), cfg.region, cfg.owner_names, cfg.owner_handles)
 
 
 @click.group(invoke_without_command=True)
@@ -25,23 +17,16 @@ def people(ctx: click.Context, query: str | None, as_json: bool):
     """People with their handles and message counts, on every platform."""
     if ctx.invoked_subcommand is not None:
         return
+    from ..people import list_people
+
     app: AppContext = ctx.obj
-    with app.store().read() as conn:
-        result = {"people": list_people(conn, query)}
+    result = list_people(app.store(), app.seat(), query)
     if as_json:
         emit(result, True)
         return
     rows = [(p["messages"], ",".join(p["platforms"]), p["person"], p["name"],
              ", ".join(h["value"] for h in p["handles"] if h["kind"] != "name")) for p in result["people"]]
     click.echo(table(rows, ["messages", "platforms", "person", "name", "handles"]))
-
-
-def _change(app: AppContext, fn, *args) -> str:
-    store = app.store()
-    with store.write() as conn:
-        pid = fn(conn, _people(app, conn), *args)
-    store.catch_up_index()
-    return pid
 
 
 @people.command("merge")
@@ -52,8 +37,10 @@ def _change(app: AppContext, fn, *args) -> str:
 @handle_errors
 def merge_cmd(app: AppContext, person: str, other: str, as_json: bool):
     """Make OTHER part of PERSON (names, handles or person ids). Survives re-imports."""
-    pid = _change(app, merge, person, other)
-    emit({"person": pid}, as_json, text=f"merged {other!r} into {person!r} ({pid})")
+    from ..people import merge_people
+
+    result = merge_people(app.store(), app.seat(), person, other)
+    emit(result, as_json, text=f"merged {other!r} into {person!r} ({result['person']})")
 
 
 @people.command("split")
@@ -65,8 +52,10 @@ def merge_cmd(app: AppContext, person: str, other: str, as_json: bool):
 @handle_errors
 def split_cmd(app: AppContext, person: str, handle: str, name: str | None, as_json: bool):
     """Move HANDLE (a phone number, e-mail or name) of PERSON to a person of its own."""
-    pid = _change(app, split, person, handle, name)
-    emit({"person": pid}, as_json, text=f"{handle!r} is now its own person ({pid})")
+    from ..people import split_person
+
+    result = split_person(app.store(), app.seat(), person, handle, name)
+    emit(result, as_json, text=f"{handle!r} is now its own person ({result['person']})")
 
 
 @people.command("rename")
@@ -77,5 +66,7 @@ def split_cmd(app: AppContext, person: str, handle: str, name: str | None, as_js
 @handle_errors
 def rename_cmd(app: AppContext, person: str, name: str, as_json: bool):
     """Give PERSON the name NAME everywhere."""
-    pid = _change(app, rename, person, name)
-    emit({"person": pid}, as_json, text=f"{pid} is now called {name!r}")
+    from ..people import rename_person
+
+    result = rename_person(app.store(), app.seat(), person, name)
+    emit(result, as_json, text=f"{result['person']} is now called {name!r}")

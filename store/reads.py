@@ -1,0 +1,294 @@
+"""The store's read API: every question the tools ask of the database, in one place.
+
+`with store.reader() as r:` gives a `Reader` over one read connection. Its methods return rows
+(attribute access: `row.id`, `row.sent_at`...) or plain values; the tools never write SQL.
+Lookups that take a `seat` return None for an id outside the seat's scope, exactly as for an
+unknown id, so no tool can tell the two apart.
+
+A chat's order is `(sent_at, ordinal, id)`; calls sort before messages of the same instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import String, and_, cast, func, or_, select
+from sqlalchemy.engine import Connection
+
+from chatmem.config import Seat
+
+from . import models as m
+from . import windows
+from .scope import chat_filter
+
+if TYPE_CHECKING:
+    from .store import Store
+
+Row = Any  # a result row: attribute access by column name
+PAGE = 200  # rows fetched per query when walking a chat newest first
+MESSAGE_BRIEF = ("id", "sent_at", "ordinal", "sender", "person_id", "text", "kind")
+
+_mt, _ct, _ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
+
+
+def _before(sent_at: datetime, ordinal: int, msg_id: str) -> Any:
+    """Messages strictly before (sent_at, ordinal, id) in chat order."""
+    # the plain range on sent_at lets the index bound the scan; the OR breaks ties
+    return and_(_mt.c.sent_at <= sent_at,
+                or_(_mt.c.sent_at < sent_at,
+                    and_(_mt.c.sent_at == sent_at, or_(_mt.c.ordinal < ordinal,
+                                                        and_(_mt.c.ordinal == ordinal, _mt.c.id < msg_id)))))
+
+
+def _after(sent_at: datetime, ordinal: int, msg_id: str) -> Any:
+    return and_(_mt.c.sent_at >= sent_at,
+                or_(_mt.c.sent_at > sent_at,
+                    and_(_mt.c.sent_at == sent_at, or_(_mt.c.ordinal > ordinal,
+                                                        and_(_mt.c.ordinal == ordinal, _mt.c.id > msg_id)))))
+
+
+class Reader:
+    """Reads over one connection; obtained from `Store.reader()`."""
+
+    def __init__(self, store: Store, conn: Connection):
+        self.store = store
+        self.conn = conn
+
+    # ------------------------------------------------------------------ people's names
+    def names(self) -> Mapping[str, str]:
+        """person id -> the name to show, looked up as asked."""
+        return self.store.display_names(self.conn)
+
+    # ------------------------------------------------------------------ one record, in scope
+    def chat(self, seat: Seat, chat_id: str) -> Row | None:
+        """The chat row, or None when it does not exist or the seat may not read it."""
+        return self.conn.execute(select(_ch).where((_ch.c.id == chat_id) & chat_filter(seat))).first()
+
+    def chat_key(self, chat_id: str) -> str | None:
+        """A chat's natural key in its platform (what importers call the chat)."""
+        return self.conn.execute(select(_ch.c.key).where(_ch.c.id == chat_id)).scalar()
+
+    def resolve_message_id(self, record_id: str) -> str:
+        """A message id, following an alias (an id a later export gave the same message)."""
+        t = m.MessageAlias.__table__
+        row = self.conn.execute(select(t.c.message_id).where(t.c.alias == record_id)).first()
+        return row.message_id if row is not None else record_id
+
+    def message(self, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
+        """(message row, chat row), or None when unknown or out of the seat's scope."""
+        row = self.conn.execute(select(_mt).where(_mt.c.id == self.resolve_message_id(record_id))).first()
+        if row is None:
+            return None
+        chat = self.chat(seat, row.chat_id)
+        return (row, chat) if chat is not None else None
+
+    def call(self, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
+        """(call row, chat row), or None when unknown or out of the seat's scope."""
+        row = self.conn.execute(select(_ct).where(_ct.c.id == record_id)).first()
+        if row is None:
+            return None
+        chat = self.chat(seat, row.chat_id)
+        return (row, chat) if chat is not None else None
+
+    def attachment(self, attachment_id: str) -> Row | None:
+        """An attachment row (check its message's scope with `message`)."""
+        t = m.Attachment.__table__
+        return self.conn.execute(select(t).where(t.c.id == attachment_id)).first()
+
+    def memory(self, memory_id: str) -> Row | None:
+        t = m.Memory.__table__
+        return self.conn.execute(select(t).where(t.c.id == memory_id)).first()
+
+    # ------------------------------------------------------------------ around a message
+    def neighbours(self, chat_id: str, sent_at: datetime, ordinal: int, msg_id: str,
+                   before: int, after: int) -> tuple[list[Row], list[Row]]:
+        """Up to `before` messages before the position (newest first) and `after` after it
+        (oldest first), by position in the chat, not by a time window."""
+        older = self.conn.execute(
+            select(_mt).where(_mt.c.chat_id == chat_id, _before(sent_at, ordinal, msg_id))
+            .order_by(_mt.c.sent_at.desc(), _mt.c.ordinal.desc(), _mt.c.id.desc()).limit(before)
+        ).all() if before else []
+        newer = self.conn.execute(
+            select(_mt).where(_mt.c.chat_id == chat_id, _after(sent_at, ordinal, msg_id))
+            .order_by(_mt.c.sent_at, _mt.c.ordinal, _mt.c.id).limit(after)
+        ).all() if after else []
+        return older, newer
+
+    def message_details(self, message_id: str) -> tuple[list[Row], list[Row], list[Row], list[str]]:
+        """A message's earlier versions, live reactions, attachments and (up to 100) replies."""
+        vt, rt, at = m.MessageVersion.__table__, m.Reaction.__table__, m.Attachment.__table__
+        c = self.conn
+        versions = c.execute(select(vt).where(vt.c.message_id == message_id).order_by(vt.c.position)).all()
+        reactions = c.execute(select(rt).where(rt.c.message_id == message_id, rt.c.removed.is_(False))
+                              .order_by(rt.c.id)).all()
+        attachments = c.execute(select(at).where(at.c.message_id == message_id).order_by(at.c.position)).all()
+        replies = list(c.execute(select(_mt.c.id).where(_mt.c.reply_to == message_id)
+                                 .order_by(_mt.c.sent_at, _mt.c.ordinal).limit(100)).scalars())
+        return versions, reactions, attachments, replies
+
+    def message_versions(self, message_id: str) -> list[Row]:
+        vt = m.MessageVersion.__table__
+        return self.conn.execute(select(vt).where(vt.c.message_id == message_id).order_by(vt.c.position)).all()
+
+    # ------------------------------------------------------------------ a chat's window
+    def messages_newest_first(self, chat_id: str, since: datetime | None = None) -> Iterator[Row]:
+        """The chat's messages (id, sent_at, ordinal, sender, person_id, text, kind), newest
+        first, read a page at a time."""
+        cond = _mt.c.chat_id == chat_id
+        if since is not None:
+            cond = cond & (_mt.c.sent_at >= since)
+        columns = [_mt.c[name] for name in MESSAGE_BRIEF]
+        last = None
+        while True:
+            q = select(*columns).where(cond)
+            if last is not None:
+                q = q.where(_before(last.sent_at, last.ordinal, last.id))
+            rows = self.conn.execute(q.order_by(_mt.c.sent_at.desc(), _mt.c.ordinal.desc(), _mt.c.id.desc())
+                                     .limit(PAGE)).all()
+            yield from rows
+            if len(rows) < PAGE:
+                return
+            last = rows[-1]
+
+    def latest_messages(self, chat_id: str, limit: int, offset: int = 0) -> list[Row]:
+        """The chat's `limit` newest messages (whole rows), newest first, skipping `offset`."""
+        return windows.newest_messages(self.conn, chat_id, limit, offset)
+
+    def latest_calls(self, chat_id: str, limit: int, offset: int = 0) -> list[Row]:
+        return windows.newest_calls(self.conn, chat_id, limit, offset)
+
+    def calls_newest_first(self, chat_id: str, since: datetime | None = None) -> list[Row]:
+        """Every call of the chat (at or after `since`), newest first."""
+        cond = _ct.c.chat_id == chat_id
+        if since is not None:
+            cond = cond & (_ct.c.started_at >= since)
+        return self.conn.execute(select(_ct).where(cond).order_by(_ct.c.started_at.desc(), _ct.c.id.desc())).all()
+
+    def chat_messages_by_id(self, chat_id: str, ids: list[str]) -> dict[str, Row]:
+        """Those of `ids` that are messages of this chat (brief rows), by id."""
+        if not ids:
+            return {}
+        columns = [_mt.c[name] for name in MESSAGE_BRIEF]
+        return {r.id: r for r in self.conn.execute(
+            select(*columns).where(_mt.c.id.in_(ids), _mt.c.chat_id == chat_id))}
+
+    def count_messages(self, chat: Row, since: datetime | None = None) -> int:
+        """How many messages the chat row has (at or after `since`), from the count it keeps."""
+        return windows.message_count(self.conn, chat, since)
+
+    def count_calls(self, chat_id: str, since: datetime | None = None) -> int:
+        return windows.call_count(self.conn, chat_id, since)
+
+    def count_newer(self, chat_id: str, when: datetime | None) -> int:
+        """Messages and calls in the chat after `when` (all of them when `when` is None)."""
+        m_cond = _mt.c.chat_id == chat_id
+        c_cond = _ct.c.chat_id == chat_id
+        if when is not None:
+            m_cond = m_cond & (_mt.c.sent_at > when)
+            c_cond = c_cond & (_ct.c.started_at > when)
+        return (self.conn.execute(select(func.count()).select_from(_mt).where(m_cond)).scalar_one()
+                + self.conn.execute(select(func.count()).select_from(_ct).where(c_cond)).scalar_one())
+
+    def item_times(self, chat_id: str, ids: list[str]) -> dict[str, datetime]:
+        """id -> time for those of `ids` (aliases followed) that are messages or calls of the
+        chat; keyed by the id as given."""
+        at = m.MessageAlias.__table__
+        aliases = dict(self.conn.execute(select(at.c.alias, at.c.message_id).where(at.c.alias.in_(ids))).all())
+        wanted = {aliases.get(i, i) for i in ids}
+        times = dict(self.conn.execute(select(_mt.c.id, _mt.c.sent_at)
+                                       .where(_mt.c.id.in_(wanted), _mt.c.chat_id == chat_id)).all())
+        times.update(self.conn.execute(select(_ct.c.id, _ct.c.started_at)
+                                       .where(_ct.c.id.in_(wanted), _ct.c.chat_id == chat_id)).all())
+        return {i: times[aliases.get(i, i)] for i in ids if aliases.get(i, i) in times}
+
+    # ------------------------------------------------------------------ memories
+    def latest_memory(self, chat_id: str) -> Row | None:
+        t = m.Memory.__table__
+        return self.conn.execute(select(t).where(t.c.chat_id == chat_id)
+                                 .order_by(t.c.version.desc()).limit(1)).first()
+
+    def earlier_memories(self, chat_id: str, version: int) -> list[str]:
+        """Ids of the chat's memory versions before `version`, oldest first."""
+        t = m.Memory.__table__
+        return list(self.conn.execute(select(t.c.id).where(t.c.chat_id == chat_id, t.c.version < version)
+                                      .order_by(t.c.version)).scalars())
+
+    # ------------------------------------------------------------------ lists
+    def chats(self, seat: Seat, platform: str | None = None, query: str | None = None,
+              limit: int = 50) -> list[Row]:
+        """Chats the seat may read, newest activity first (up to `limit`). `query` matches the
+        chat's name, its participants, and the people in it (by name or handle)."""
+        stmt = select(_ch).where(chat_filter(seat))
+        if platform:
+            stmt = stmt.where(_ch.c.platform == platform)
+        if query:
+            like = f"%{query.lower()}%"
+            people = self._people_matching(query)
+            stmt = stmt.where(or_(
+                func.lower(_ch.c.name).like(like),
+                # participants are a JSON list; its text form is enough for a name match
+                func.lower(cast(_ch.c.participants, String)).like(like),
+                # a person's chats on every platform: their one-to-one chats and the groups
+                # they wrote in, whatever name each platform shows for them
+                _ch.c.person_id.in_(people),
+                _ch.c.id.in_(select(_mt.c.chat_id).where(_mt.c.person_id.in_(people)).distinct()),
+            ))
+        stmt = stmt.order_by(_ch.c.last_at.desc().nulls_last(), _ch.c.name).limit(limit)
+        return self.conn.execute(stmt).all()
+
+    def _people_matching(self, query: str) -> list[str]:
+        """Ids of people (not the owner) whose name contains `query`, or who have it as a handle."""
+        from .people import find_person
+
+        pt = m.Person.__table__
+        ids = list(self.conn.execute(select(pt.c.id).where(func.lower(pt.c.name).like(f"%{query.lower()}%")))
+                   .scalars())
+        ids += find_person(self.conn, query, self.store.config.region) if query.strip() else []
+        return [i for i in dict.fromkeys(ids) if i != "me"]
+
+    def find_person(self, text: str) -> list[str]:
+        """Ids of the people a name, phone number, e-mail or person id means."""
+        from .people import find_person
+
+        return find_person(self.conn, text, self.store.config.region)
+
+    def people(self, query: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """People with their handles, platforms and message counts (the owner first)."""
+        from .people import list_people
+
+        return list_people(self.conn, query, limit)
+
+    def sources(self) -> list[Row]:
+        """Every source imported so far (path, platform, options), oldest first."""
+        st = m.Source.__table__
+        return self.conn.execute(select(st).order_by(st.c.id)).all()
+
+    def platform_counts(self, seat: Seat) -> dict[str, dict[str, int]]:
+        """platform -> {chats, messages, calls} the seat may read."""
+        visible = select(_ch.c.id).where(chat_filter(seat))
+        out: dict[str, dict[str, int]] = {}
+        for platform, chats, messages in self.conn.execute(
+                select(_ch.c.platform, func.count(), func.coalesce(func.sum(_ch.c.message_count), 0))
+                .where(chat_filter(seat)).group_by(_ch.c.platform)):
+            out[platform] = {"chats": chats, "messages": int(messages), "calls": 0}
+        for platform, calls in self.conn.execute(select(_ct.c.platform, func.count())
+                                                 .where(_ct.c.chat_id.in_(visible)).group_by(_ct.c.platform)):
+            out.setdefault(platform, {"chats": 0, "messages": 0, "calls": 0})["calls"] = calls
+        return out
+
+    def time_span(self, seat: Seat) -> tuple[datetime | None, datetime | None]:
+        """The first and last message time the seat may read."""
+        visible = select(_ch.c.id).where(chat_filter(seat))
+        first, last = self.conn.execute(select(func.min(_mt.c.sent_at), func.max(_mt.c.sent_at))
+                                        .where(_mt.c.chat_id.in_(visible))).one()
+        return first, last
+
+    def unparsed_count(self) -> int:
+        return self.conn.execute(select(func.count()).select_from(m.Unparsed.__table__)).scalar_one()
+
+    def recent_imports(self, limit: int = 5) -> list[Row]:
+        rt = m.ImportRun.__table__
+        return self.conn.execute(select(rt.c.id, rt.c.path, rt.c.platform, rt.c.finished_at, rt.c.status)
+                                 .order_by(rt.c.id.desc()).limit(limit)).all()
