@@ -66,6 +66,12 @@ class Reader:
         """The chat row, or None when it does not exist or the seat may not read it."""
         return self.conn.execute(select(_ch).where((_ch.c.id == chat_id) & chat_filter(seat))).first()
 
+    def readable_chat_ids(self, seat: Seat) -> set[str] | None:
+        """None when the seat sees everything, else the ids of the chats it may read."""
+        if seat.unrestricted:
+            return None
+        return set(self.conn.execute(select(_ch.c.id).where(chat_filter(seat))).scalars())
+
     def chat_key(self, chat_id: str) -> str | None:
         """A chat's natural key in its platform (what importers call the chat)."""
         return self.conn.execute(select(_ch.c.key).where(_ch.c.id == chat_id)).scalar()

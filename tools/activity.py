@@ -20,7 +20,6 @@ from chatmem.store.activity import (
 )
 
 from .records import timestamp_fields
-from .scope import allowed_chat_ids
 
 
 class PersonCount(TypedDict):
@@ -76,9 +75,10 @@ def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
     def local(hour: datetime) -> datetime:
         return hour.replace(tzinfo=timezone.utc).astimezone(tz)
 
-    with store.read() as conn:
-        visible = allowed_chat_ids(conn, seat)
-        names = store.display_names(conn)
+    with store.reader() as r:
+        conn = r.conn
+        visible = r.readable_chat_ids(seat)
+        names = r.names()
         for row in messages_per_hour(conn, visible):
             when = local(row.hour)
             per_month[when.strftime("%Y-%m")][row.platform] += row.count
