@@ -7,7 +7,6 @@ Importers are loaded lazily so a missing optional dependency of one never breaks
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from pathlib import Path
 
 from chatmem.errors import FormatError
@@ -32,31 +31,14 @@ def get_importer(platform: str) -> Importer:
     if target is None:
         raise FormatError(f"unknown platform {platform!r}; choose one of: {', '.join(REGISTRY)}")
     module_name, _, cls_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name == module_name:
-            raise FormatError(f"the {platform} importer is not available in this version") from e
-        raise
-    cls = getattr(module, cls_name, None)
-    if cls is None:
-        raise FormatError(f"the {platform} importer is not available in this version")
-    return cls()
-
-
-def available() -> list[str]:
-    """Platforms whose importer module exists in this installation."""
-    names = []
-    for platform, target in REGISTRY.items():
-        if importlib.util.find_spec(target.partition(":")[0]) is not None:
-            names.append(platform)
-    return names
+    importer: Importer = getattr(importlib.import_module(module_name), cls_name)()
+    return importer
 
 
 def detect(path: Path) -> Importer | None:
     """The importer that recognises `path`, or None. Detection never raises: a file an
     importer cannot even look at is simply not recognised by it."""
-    for platform in available():
+    for platform in REGISTRY:
         try:
             importer = get_importer(platform)
             if importer.detect(path):

@@ -7,9 +7,13 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
+
+from chatmem.errors import ChatmemError
 
 from . import models as m
 
@@ -104,3 +108,23 @@ def _details(conn: Connection, ids: list[str]) -> dict[str, dict]:
 def export_lines(conn: Connection) -> Iterator[str]:
     for record in export_records(conn):
         yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def write_export(conn: Connection, out: Path | IO[str]) -> int:
+    """Write every record to `out` (a file, replaced only once complete, or an open text
+    stream); returns how many records were written."""
+    if not isinstance(out, Path):
+        n = 0
+        for line in export_lines(conn):
+            out.write(line)
+            n += 1
+        return n
+    tmp = out.with_name(out.name + ".partial")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            n = write_export(conn, f)
+        tmp.replace(out)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ChatmemError(f"cannot write {out}: {e.strerror}") from e
+    return n

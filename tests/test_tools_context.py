@@ -86,7 +86,7 @@ def test_conversation_context_fits_the_budget_exactly(loaded, seats, budget):
     assert r["has_more_older"] == (r["items_omitted"] > 0)
     stamps = [datetime.fromisoformat(i["timestamp"]) for i in r["items"]]
     assert stamps == sorted(stamps, reverse=True)
-    assert r["server_ms"] >= 0 and "memory" not in r
+    assert "memory" not in r
 
 
 def test_conversation_context_query_pulls_older_matches_and_since_bounds(loaded, seats):

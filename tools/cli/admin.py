@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from chatmem.config import load_timezone
-from chatmem.errors import ChatmemError
 from chatmem.importers import REGISTRY, find_sources
 
 from ..app import AppContext, handle_errors, json_option
@@ -85,11 +84,10 @@ def sync(app: AppContext, force: bool, as_json: bool):
 
 
 @click.command()
-@click.option("--yes", is_flag=True, hidden=True)
 @json_option
 @click.pass_obj
 @handle_errors
-def reindex(app: AppContext, yes: bool, as_json: bool):
+def reindex(app: AppContext, as_json: bool):
     """Rebuild the full-text index from the database."""
     n = app.store(catch_up=False).reindex()
     emit({"indexed": n}, as_json, text=f"indexed {n:,} records")
@@ -110,29 +108,13 @@ def stats(app: AppContext, as_json: bool):
 @click.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
-@click.option("--jsonl", is_flag=True, default=True, hidden=True,
-              help="JSON Lines in the import format (the only format; accepted for clarity).")
 @click.pass_obj
 @handle_errors
-def export(app: AppContext, out: Path | None, jsonl: bool):
+def export(app: AppContext, out: Path | None):
     """Write the whole store as JSON Lines in the `--platform jsonl` import format."""
-    from chatmem.store.export import export_lines
+    from chatmem.store.export import write_export
 
-    store = app.store()
-    with store.read() as conn:
-        if out is None:
-            for line in export_lines(conn):
-                sys.stdout.write(line)
-            return
-        tmp = out.with_name(out.name + ".partial")
-        try:
-            with tmp.open("w", encoding="utf-8") as f:
-                n = 0
-                for line in export_lines(conn):
-                    f.write(line)
-                    n += 1
-            tmp.replace(out)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            raise ChatmemError(f"cannot write {out}: {e.strerror}") from e
-    click.echo(f"wrote {n:,} records to {out}", err=True)
+    with app.store().read() as conn:
+        n = write_export(conn, out if out is not None else sys.stdout)
+    if out is not None:
+        click.echo(f"wrote {n:,} records to {out}", err=True)
