@@ -19,12 +19,14 @@ Example (every key optional):
         write: false
         memory: true
         reveal_secrets: false
+      owner:                         # optional: the owner's own settings
+        reveal_secrets: true         # let assistants (MCP) see secrets too; the CLI always does
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
@@ -53,10 +55,19 @@ class Seat:
     write: bool = True
     memory: bool = True
     reveal_secrets: bool = True
+    # what an assistant (MCP, the web page) may see: None = as `reveal_secrets`. The owner
+    # sees everything on the CLI, but over MCP only when the config says `reveal_secrets: true`.
+    reveal_to_assistants: bool | None = False
+    retention_days: int = 90  # agent sessions older than this are gone from every tool
 
     @property
     def unrestricted(self) -> bool:
         return not (self.platforms or self.include_chats or self.exclude_chats)
+
+    def for_assistants(self) -> Seat:
+        """This seat as an MCP client gets it: secrets masked unless configured to reveal."""
+        reveal = self.reveal_secrets if self.reveal_to_assistants is None else self.reveal_to_assistants
+        return replace(self, reveal_secrets=reveal, reveal_to_assistants=None)
 
 
 @dataclass
@@ -79,7 +90,9 @@ class Config:
         if name not in self.seats:
             raise ConfigError(f"no seat named {name!r} in {self.path or 'the config'}; "
                               f"known seats: {', '.join(sorted(self.seats))}")
-        return self.seats[name]
+        seat = self.seats[name]
+        seat.retention_days = self.retention_days
+        return seat
 
     def seat_for_token(self, token: str) -> Seat | None:
         import hmac
@@ -88,6 +101,8 @@ class Config:
         for seat in self.seats.values():
             if seat.token and hmac.compare_digest(seat.token.encode(), token.encode()):
                 found = seat
+        if found is not None:
+            found.retention_days = self.retention_days
         return found
 
 
@@ -192,12 +207,21 @@ def parse_config(data: Any, where: Path | None = None) -> Config:
     seats = data.get("seats") or {}
     if not isinstance(seats, dict):
         raise ConfigError(f"{where}: seats must be a mapping of seat names to settings")
-    cfg.seats = {DEFAULT_SEAT: Seat()}
+    cfg.seats = {DEFAULT_SEAT: Seat(retention_days=retention)}
     for name, s in seats.items():
         s = s or {}
         if not isinstance(s, dict):
             raise ConfigError(f"{where}: seat {name!r} must be a mapping")
         token = s.get("token")
+        if str(name) == DEFAULT_SEAT:
+            # the owner keeps a seat that sees and may do everything; the config can give it a
+            # token, and whether assistants serving it may see secrets
+            cfg.seats[DEFAULT_SEAT] = Seat(
+                token=str(token) if token else None,
+                reveal_to_assistants=_bool(s.get("reveal_secrets"), False,
+                                           f"seats.{name}.reveal_secrets", where),
+                retention_days=retention)
+            continue
         cfg.seats[str(name)] = Seat(
             name=str(name),
             token=str(token) if token else None,
@@ -207,6 +231,8 @@ def parse_config(data: Any, where: Path | None = None) -> Config:
             write=_bool(s.get("write"), False, f"seats.{name}.write", where),
             memory=_bool(s.get("memory"), True, f"seats.{name}.memory", where),
             reveal_secrets=_bool(s.get("reveal_secrets"), False, f"seats.{name}.reveal_secrets", where),
+            reveal_to_assistants=None,
+            retention_days=retention,
         )
     check_tokens(cfg.seats, where)
     return cfg

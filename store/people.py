@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import phonenumbers
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, func, or_, select, true
 from sqlalchemy.engine import Connection
 
 from chatmem import records as rec
@@ -354,17 +354,29 @@ def rename(conn: Connection, people: People, person: str, name: str) -> str:
     return pid
 
 
-def list_people(conn: Connection, query: str | None = None, limit: int = 200) -> list[dict]:
-    pt, ht, mt = m.Person.__table__, m.Handle.__table__, m.Message.__table__
-    counts = dict(conn.execute(select(mt.c.person_id, func.count()).group_by(mt.c.person_id)).all())
+def list_people(conn: Connection, query: str | None = None, limit: int = 200,
+                visible_chats: Any = None) -> list[dict]:
+    """People with message counts, platforms and handles. With `visible_chats` (a select of
+    the chat ids a seat may read) only the people in those chats, counted there, and without
+    their handles (which other platforms gave)."""
+    pt, ht, mt, ct = m.Person.__table__, m.Handle.__table__, m.Message.__table__, m.Chat.__table__
+    in_scope = mt.c.chat_id.in_(visible_chats) if visible_chats is not None else true()
+    counts = dict(conn.execute(select(mt.c.person_id, func.count()).where(in_scope).group_by(mt.c.person_id)).all())
     handles: dict[str, list[dict]] = {}
-    for r in conn.execute(select(ht).order_by(ht.c.id)):
-        handles.setdefault(r.person_id, []).append({"kind": r.kind, "value": r.value, "source": r.source})
+    if visible_chats is None:
+        for r in conn.execute(select(ht).order_by(ht.c.id)):
+            handles.setdefault(r.person_id, []).append({"kind": r.kind, "value": r.value, "source": r.source})
     platforms: dict[str, set] = {}
-    for pid, platform in conn.execute(select(mt.c.person_id, mt.c.platform).distinct()):
+    for pid, platform in conn.execute(select(mt.c.person_id, mt.c.platform).where(in_scope).distinct()):
         platforms.setdefault(pid, set()).add(platform)
+    shown = None
+    if visible_chats is not None:
+        shown = set(counts) | set(conn.execute(select(ct.c.person_id).where(
+            ct.c.id.in_(visible_chats), ct.c.person_id.is_not(None))).scalars())
     out = []
     for r in conn.execute(select(pt).order_by(pt.c.name)):
+        if shown is not None and r.id not in shown:
+            continue
         if query and query.lower() not in r.name.lower() and not any(
                 query.lower() in h["value"] for h in handles.get(r.id, [])):
             continue

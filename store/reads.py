@@ -21,7 +21,7 @@ from chatmem.config import Seat
 
 from . import models as m
 from . import windows
-from .scope import chat_filter
+from .scope import chat_filter, expired_sessions
 
 if TYPE_CHECKING:
     from .store import Store
@@ -62,15 +62,39 @@ class Reader:
         return self.store.display_names(self.conn)
 
     # ------------------------------------------------------------------ one record, in scope
-    def chat(self, seat: Seat, chat_id: str) -> Row | None:
-        """The chat row, or None when it does not exist or the seat may not read it."""
-        return self.conn.execute(select(_ch).where((_ch.c.id == chat_id) & chat_filter(seat))).first()
+    def chat(self, seat: Seat, chat_id: str, *, include_expired: bool = False) -> Row | None:
+        """The chat row, or None when it does not exist or the seat may not read it (an expired
+        agent session counts as gone unless `include_expired`)."""
+        return self.conn.execute(select(_ch).where(
+            (_ch.c.id == chat_id) & chat_filter(seat, include_expired=include_expired))).first()
 
     def readable_chat_ids(self, seat: Seat) -> set[str] | None:
-        """None when the seat sees everything, else the ids of the chats it may read."""
-        if seat.unrestricted:
+        """None when the seat sees every chat, else the ids of the chats it may read."""
+        if seat.unrestricted and self.expired_session_ids(seat) == []:
             return None
         return set(self.conn.execute(select(_ch.c.id).where(chat_filter(seat))).scalars())
+
+    def expired_session_ids(self, seat: Seat) -> list[str]:
+        """Agent sessions past the retention period (gone from every tool)."""
+        return list(self.conn.execute(select(_ch.c.id).where(expired_sessions(seat))).scalars())
+
+    def unknown_ids(self, seat: Seat, ids: list[str]) -> list[str]:
+        """Those of `ids` that name no record this seat may read: message (or alias), logged
+        turn, call, attachment, chat or memory."""
+        at, memt, alias = m.Attachment.__table__, m.Memory.__table__, m.MessageAlias.__table__
+        c = self.conn
+        aliases = dict(c.execute(select(alias.c.alias, alias.c.message_id).where(alias.c.alias.in_(ids))).all())
+        real = {aliases.get(i, i) for i in ids}
+        visible = select(_ch.c.id).where(chat_filter(seat))
+        found = set(c.execute(select(_mt.c.id).where(_mt.c.id.in_(real), _mt.c.chat_id.in_(visible))).scalars())
+        found |= set(c.execute(select(_ct.c.id).where(_ct.c.id.in_(real), _ct.c.chat_id.in_(visible))).scalars())
+        found |= set(c.execute(select(_ch.c.id).where(_ch.c.id.in_(real), chat_filter(seat))).scalars())
+        found |= set(c.execute(select(at.c.id).where(
+            at.c.id.in_(real), at.c.message_id.in_(select(_mt.c.id).where(_mt.c.chat_id.in_(visible))))).scalars())
+        if seat.memory:
+            found |= set(c.execute(select(memt.c.id).where(memt.c.id.in_(real),
+                                                           memt.c.chat_id.in_(visible))).scalars())
+        return [i for i in ids if aliases.get(i, i) not in found]
 
     def chat_key(self, chat_id: str) -> str | None:
         """A chat's natural key in its platform (what importers call the chat)."""
@@ -260,11 +284,15 @@ class Reader:
 
         return find_person(self.conn, text, self.store.config.region)
 
-    def people(self, query: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """People with their handles, platforms and message counts (the owner first)."""
+    def people(self, query: str | None = None, limit: int = 200, seat: Seat | None = None) -> list[dict[str, Any]]:
+        """People with their handles, platforms and message counts (the owner first). For a
+        seat that does not see everything: only the people of its chats, counted there."""
         from .people import list_people
 
-        return list_people(self.conn, query, limit)
+        visible = None
+        if seat is not None and not seat.unrestricted:
+            visible = select(_ch.c.id).where(chat_filter(seat))
+        return list_people(self.conn, query, limit, visible_chats=visible)
 
     def sources(self) -> list[Row]:
         """Every source imported so far (path, platform, options), oldest first."""

@@ -46,7 +46,7 @@ def test_owner_sees_every_tool_with_schemas_and_annotations(owner):
     search = tools["search_memory"].input_schema["properties"]
     assert search["limit"]["default"] == 10
     assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, 50)
-    assert search["sort"]["enum"] == ["relevance", "newest"]
+    assert search["sort"]["enum"] == ["relevance", "newest", "oldest"]
     assert tools["search_memory"].input_schema["required"] == ["query"]
     ctx = tools["get_conversation_context"].input_schema["properties"]
     assert ctx["token_budget"]["default"] == 2000 and ctx["include_memory"]["default"] is False

@@ -64,9 +64,10 @@ def test_raw_unknown_truncation_and_errors(loaded, seats):
 def test_raw_turn_and_memory(fresh, seats):
     nb = seats["notebook"]
     cid = TOOLS["start_conversation"](fresh, nb, subject="Raw test")["conversation_id"]
-    turn = TOOLS["log_conversation_turn"](fresh, nb, cid, "user", "my PIN is 4821", refs=["m_x"])
+    ref = TOOLS["search_memory"](fresh, nb, "wifi")["results"][0]["id"]
+    turn = TOOLS["log_conversation_turn"](fresh, nb, cid, "user", "my PIN is 4821", refs=[ref])
     r = valid("read_raw_data", read_raw_data(fresh, nb, turn["id"]))
-    assert r["type"] == "turn" and r["relations"]["refs"] == ["m_x"]
+    assert r["type"] == "turn" and r["relations"]["refs"] == [ref]
     assert "4821" not in r["content"] and "PIN is [masked]" in r["content"]  # notebook cannot reveal
     assert "4821" in read_raw_data(fresh, seats["owner"], turn["id"])["content"]
     mem = TOOLS["save_memory"](fresh, nb, cid, "The user shared a PIN.", [turn["id"]])

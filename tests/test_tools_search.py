@@ -75,7 +75,7 @@ def test_unreadable_query_gets_a_clear_error(loaded, seats, query):
 
 
 @pytest.mark.parametrize(("kw", "name"), [
-    ({"limit": 0}, "limit"), ({"limit": 51}, "limit"), ({"sort": "oldest"}, "sort"),
+    ({"limit": 0}, "limit"), ({"limit": 51}, "limit"), ({"sort": "olderst"}, "sort"),
     ({"since": "yesterday"}, "since"), ({"until": "31/12/2024"}, "until"), ({"group": "yes"}, "group"),
 ])
 def test_argument_errors_name_the_argument_and_range(loaded, seats, kw, name):

@@ -41,31 +41,38 @@ def is_expired(chat: Any, retention_days: int, now: datetime | None = None) -> b
     return (now or _utcnow()) - chat.created_at > timedelta(days=retention_days)
 
 
-def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max_turns: int = 10) -> dict[str, Any]:
-    """The most recent `max_turns` turns, oldest first; unknown ids give no turns."""
+MAX_OFFSET = 100_000
+
+
+def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max_turns: int = 10,
+                             offset: int = 0) -> dict[str, Any]:
+    """The most recent `max_turns` turns after skipping the `offset` newest, oldest first;
+    unknown ids give no turns."""
     conversation_id = check_id(conversation_id, "conversation_id")
     max_turns = check_int(max_turns, "max_turns", 1, 50)
+    offset = check_int(offset, "offset", 0, MAX_OFFSET)
     tz = store.config.timezone
     with store.reader() as r:
         names = r.names()
-        chat = r.chat(seat, conversation_id)
+        chat = r.chat(seat, conversation_id, include_expired=True)
         if chat is None:
             return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
         n_calls = r.count_calls(chat.id)
         total = r.count_messages(chat) + n_calls
         if is_expired(chat, store.config.retention_days):
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
-        messages = r.latest_messages(chat.id, max_turns)
-        calls = r.latest_calls(chat.id, max_turns) if n_calls else []
+        wanted = offset + max_turns
+        messages = r.latest_messages(chat.id, wanted)
+        calls = r.latest_calls(chat.id, wanted) if n_calls else []
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
                          key=lambda e: e[:4], reverse=True)
-    picked = [e for _, e in zip(range(max_turns), newest)]
+    picked = [e for _, e in zip(range(wanted), newest)][offset:]
     mask = masker(seat)
     turns = []
     for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
         turn = _call_turn(row, chat, tz, names) if kind == "call" else _message_turn(row, chat, tz, names)
-        turn["turnNumber"] = total - len(picked) + position + 1
+        turn["turnNumber"] = total - offset - len(picked) + position + 1
         turn["content"] = mask(turn["content"])
         turns.append(turn)
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
@@ -145,8 +152,14 @@ def log_conversation_turn(store: Store, seat: Seat, conversation_id: str, role: 
         raise ArgumentError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
     content = check_text(content, "content", MAX_TURN_CHARS)
     refs = _check_refs(refs)
+    if refs:
+        with store.reader() as r:
+            unknown = r.unknown_ids(seat, refs)
+        if unknown:
+            raise ArgumentError(f"refs must be ids of records this seat can read (from search_memory, "
+                                f"list_chats or read_raw_data); unknown: {', '.join(unknown[:10])}")
     with store.writer() as w:
-        chat = w.chat(seat, conversation_id)
+        chat = w.chat(seat, conversation_id, include_expired=True)
         if chat is None or chat.platform != AGENT:
             raise NotFound(f"no agent session with id {conversation_id!r} (start_conversation gives one)")
         if is_expired(chat, store.config.retention_days):

@@ -1,7 +1,7 @@
 """Conversation memory: versioned summaries an assistant saves, grounded in cited ids.
 
-Every version is kept. A memory is `stale` once messages or calls newer than its newest cited
-item exist; memory can be paused per conversation and switched off per seat. Reading memory
+Every version is kept. A memory is `stale` once messages or calls arrive that are newer than
+both its saving and its newest cited item (a memory just saved is fresh); memory can be paused per conversation and switched off per seat. Reading memory
 never fails a read tool: its `status` says why there is none.
 """
 
@@ -46,7 +46,9 @@ def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> dict[str, Any]:
     row = r.latest_memory(chat.id)
     if row is None:
         return {"status": "missing"}
-    since = r.count_newer(chat.id, row.newest_cited_at)
+    # newer than both the saving and the newest cited item: a memory just saved is fresh
+    edge = max(d for d in (row.created_at, row.newest_cited_at) if d is not None)
+    since = r.count_newer(chat.id, edge)
     text = masker(seat)(row.text)
     return {
         "status": "stale" if since else "ok",

@@ -19,10 +19,11 @@ MAX_NAME_CHARS = 200
 
 
 def list_people(store: Store, seat: Seat, query: str | None = None, limit: int = 200) -> dict[str, Any]:
-    """People with their handles, platforms and message counts, the owner first."""
+    """People with their handles, platforms and message counts, the owner first; for a seat
+    that does not see everything, only the people of its chats, counted there, without handles."""
     query = check_text(query, "query", MAX_NAME_CHARS, optional=True)
     with store.reader() as r:
-        return {"people": r.people(query or None, limit)}
+        return {"people": r.people(query or None, limit, seat=seat)}
 
 
 def _name(value: Any, what: str) -> str:

@@ -21,7 +21,7 @@ from chatmem.errors import ArgumentError, QueryError
 from chatmem.store import Store
 from chatmem.store.index import _analyzer, in_time_range
 from chatmem.store.models import Call, Chat, Message
-from chatmem.store.scope import chat_filter
+from chatmem.store.scope import chat_filter, expired_sessions
 
 from .lookup import Timer, call_record, call_text, check_int, parse_time
 from .records import message_record
@@ -30,7 +30,8 @@ from .secrets import masker
 __all__ = ["check_int", "parse_time", "search_memory"]
 
 MAX_QUERY_CHARS = 1000
-SORTS = ("relevance", "newest")
+SORTS = ("relevance", "newest", "oldest")
+MAX_OFFSET = 10_000
 SEARCH_FIELDS = ["text", "sender", "chat"]
 MIN_PREFIX_CHARS = 2  # "a*" would expand to most of the vocabulary
 SNIPPET_CHARS = 160
@@ -103,10 +104,11 @@ def parse_query(schema, query: Any):
 def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
     """None for a seat that sees everything; else ("only", ids) or ("not", ids), whichever
     list is shorter, as the search filter on `source`."""
-    if seat.unrestricted:
-        return None
     t = Chat.__table__
     with store.read() as conn:
+        if seat.unrestricted:
+            gone = [r.id for r in conn.execute(select(t.c.id).where(expired_sessions(seat, t)))]
+            return ("not", gone) if gone else None
         allowed = [r.id for r in conn.execute(select(t.c.id).where(chat_filter(seat)))]
         total = conn.execute(select(func.count()).select_from(t)).scalar_one()
         if len(allowed) <= total - len(allowed):
@@ -117,13 +119,16 @@ def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
-                  sort: str = "relevance", person: str | None = None) -> dict[str, Any]:
+                  sort: str = "relevance", person: str | None = None, offset: int = 0) -> dict[str, Any]:
     """Messages and calls matching `query`, best (or newest) first, with exact totals.
 
     `person` (a name, phone number, e-mail or person id) finds that person's messages on
     every platform, whatever name each platform shows for them."""
     timer = Timer()
     limit = check_int(limit, "limit", 1, 50)
+    offset = check_int(offset, "offset", 0, MAX_OFFSET)
+    if isinstance(sort, str):
+        sort = sort.strip().lower()
     if sort not in SORTS:
         raise ArgumentError(f"sort must be one of {', '.join(SORTS)}; got {sort!r}")
     if group is not None and not isinstance(group, bool):
@@ -173,25 +178,30 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         full = Q.AndNot(full, excluded)
 
     with store.index.reading() as searcher:
-        kwargs: dict[str, Any] = {"sortedby": "ts", "reverse": True} if sort == "newest" else {}
-        allowed = None
+        kwargs: dict[str, Any] = {}
+        if sort in ("newest", "oldest"):
+            kwargs = {"sortedby": "ts", "reverse": sort == "newest"}
         if bounds is not None:
             # the date bounds are checked on the `ts` column of every match, not by range terms
-            allowed = kwargs["filter"] = in_time_range(searcher, full, *bounds)
-        if allowed is not None and not allowed:
-            # nothing in the date range (Whoosh would read an empty filter as no filter at all)
-            total, page = 0, []
+            matching = in_time_range(searcher, full, *bounds)
         else:
-            hits = searcher.search(full, limit=limit, terms=False, **kwargs)
-            total = len(hits)  # exact: Whoosh counts every matching document
-            page = [(h["id"], h.score) for h in hits]
+            # the exact set of matches: Whoosh's own count of a query with exclusions (AndNot,
+            # the seat's excluded chats, `-word`) can count documents it then rejects
+            matching = set(searcher.docs_for_query(full))
+        total = len(matching)
+        if not matching or offset >= total:
+            # (Whoosh would read an empty filter as no filter at all)
+            page = []
+        else:
+            hits = searcher.search(full, limit=offset + limit, terms=False, filter=matching, **kwargs)
+            page = [(h["id"], h.score) for h in list(hits)[offset:offset + limit]]
         terms = _highlight_terms(q, searcher)
 
     results = _load_results(store, seat, page, terms, tz)
     return {
         "results": results,
         "total": total,
-        "has_more": total > len(results),
+        "has_more": offset + len(page) < total,
         "server_ms": timer.ms(),
     }
 

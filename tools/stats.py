@@ -23,7 +23,7 @@ def store_stats(store: Store, seat: Seat) -> dict[str, Any]:
         "first": first.isoformat() + "Z" if first else None,
         "last": last.isoformat() + "Z" if last else None,
         "unparsed_lines": unparsed if seat.unrestricted else None,
-        "indexed": store.index.doc_count(),
+        "indexed": store.index.doc_count() if seat.unrestricted else None,
         "recent_imports": [
             {"run": run.id, "path": run.path, "platform": run.platform, "status": run.status,
              "finished": run.finished_at.isoformat() + "Z" if run.finished_at else None}

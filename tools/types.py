@@ -78,7 +78,7 @@ class CallItem(TypedDict):
 class Freshness(TypedDict):
     __pydantic_config__ = STRICT  # type: ignore[misc]
     saved_at: str  # when this version was written (ISO 8601)
-    messages_since: int  # messages and calls newer than the newest cited item
+    messages_since: int  # messages and calls newer than both the saving and the newest cited item
 
 
 class MemoryInfo(TypedDict):

@@ -117,11 +117,14 @@ def tools_for(seat: Seat, functions: dict[str, Any], writes: frozenset[str]) -> 
 
 
 def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPServer:
-    """An MCP server exposing the tools `seat` may use, over `store`."""
+    """An MCP server exposing the tools `seat` may use, over `store`. Secrets are masked
+    for every seat, the owner included, unless the config lets that seat reveal them to
+    assistants (`Seat.for_assistants`)."""
     from mcp.server import MCPServer
 
     from .specs import READ, TOOL_SPECS, WRITE
 
+    seat = seat.for_assistants()
     functions, writes = tool_functions()
     types, schemas = result_types()
     runner = ToolRunner(store, seat, functions, schemas, lock or threading.Lock())

@@ -69,16 +69,21 @@ def _search_memory(run: Run):
                         "Default: no upper bound.")] = None,
         limit: Annotated[int, Field(description="How many results to return, 1–50. Default 10.",
                                     ge=1, le=50)] = 10,
-        sort: Annotated[Literal["relevance", "newest"], Field(
-            description="`relevance` (best match first, the default) or `newest` (latest first).")]
+        sort: Annotated[Literal["relevance", "newest", "oldest"], Field(
+            description="`relevance` (best match first, the default), `newest` (latest first) or "
+                        "`oldest` (earliest first: who mentioned it first).")]
         = "relevance",
         person: Annotated[str | None, Field(
             description="Only messages from this person on every platform (a name, phone number, "
                         "e-mail or person id), however each app names them. Default: anyone.",
             max_length=200)] = None,
+        offset: Annotated[int, Field(
+            description="Skip this many results: the next page is offset + limit while has_more "
+                        "is true. 0–10000. Default 0.", ge=0, le=10_000)] = 0,
     ):
         return run("search_memory", query=query, platform=platform, source=source, sender=sender,
-                   group=group, since=since, until=until, limit=limit, sort=sort, person=person)
+                   group=group, since=since, until=until, limit=limit, sort=sort, person=person,
+                   offset=offset)
 
     return search_memory
 
@@ -125,8 +130,13 @@ def _get_conversation_history(run: Run):
         conversation_id: ConversationId,
         max_turns: Annotated[int, Field(description="How many of the latest turns to return, 1–50. "
                                                     "Default 10.", ge=1, le=50)] = 10,
+        offset: Annotated[int, Field(
+            description="Skip this many of the newest turns, to page back: offset 10 with max_turns "
+                        "10 gives the ten turns before the latest ten. 0–100000. Default 0.",
+            ge=0, le=100_000)] = 0,
     ):
-        return run("get_conversation_history", conversation_id=conversation_id, max_turns=max_turns)
+        return run("get_conversation_history", conversation_id=conversation_id, max_turns=max_turns,
+                   offset=offset)
 
     return get_conversation_history
 
