@@ -19,6 +19,7 @@ Example (every key optional):
         write: false
         memory: true
         reveal_secrets: false
+        attachments: false           # may read attachment content (read_attachment)
       owner:                         # optional: the owner's own settings
         reveal_secrets: true         # let assistants (MCP) see secrets too; the CLI always does
 """
@@ -59,6 +60,7 @@ class Seat:
     # sees everything on the CLI, but over MCP only when the config says `reveal_secrets: true`.
     reveal_to_assistants: bool | None = False
     retention_days: int = 90  # agent sessions older than this are gone from every tool
+    attachments: bool = True  # may read attachment content; names and types are always listed
 
     @property
     def unrestricted(self) -> bool:
@@ -233,6 +235,7 @@ def parse_config(data: Any, where: Path | None = None) -> Config:
             reveal_secrets=_bool(s.get("reveal_secrets"), False, f"seats.{name}.reveal_secrets", where),
             reveal_to_assistants=None,
             retention_days=retention,
+            attachments=_bool(s.get("attachments"), False, f"seats.{name}.attachments", where),
         )
     check_tokens(cfg.seats, where)
     return cfg

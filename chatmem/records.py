@@ -137,8 +137,13 @@ class Attachment:
     name: str | None = None  # file name as the sender named it
     mime_type: str | None = None
     size: int | None = None  # bytes
-    path: str | None = None  # where the file is: inside the zip ("zip:member") or on disk
+    # how to reach the bytes (a locator, see `chatmem.store.media`): an absolute path on disk,
+    # or "zip:<absolute path of the zip>!<member>" for a file inside a zip
+    path: str | None = None
     guid: str | None = None  # platform id of the attachment, when there is one
+    present: bool | None = None  # the file was found at import time (None: not looked for)
+    key: str | None = None  # how to decrypt the file, when the source encrypts it (base64)
+    text: str | None = None  # what the source says about it: caption, transcript, title, preview
 
 
 @dataclass

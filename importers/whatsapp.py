@@ -519,9 +519,10 @@ class _ChatParser:
 
     def _attachment(self, name: str | None) -> Attachment:
         if not name:
-            return Attachment()
+            return Attachment(present=False)  # "<Media omitted>": the export left the file out
         ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
         found = self.source.find_attachment(name)
         path, size = found if found else (None, None)
-        return Attachment(name=name, mime_type=MIME_TYPES.get(ext), size=size, path=path)
+        return Attachment(name=name, mime_type=MIME_TYPES.get(ext), size=size, path=path,
+                          present=found is not None)
 

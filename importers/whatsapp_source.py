@@ -86,7 +86,7 @@ class ChatText:
         candidate = self.folder / name
         try:
             if candidate.is_file():
-                return str(candidate), candidate.stat().st_size
+                return str(candidate.resolve()), candidate.stat().st_size
         except OSError:
             return None
         return None
@@ -148,7 +148,7 @@ def chat_texts(path: Path) -> Iterator[ChatText]:
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as zf:
-                yield from _zip_texts(zf, path.name, path.name, 1)
+                yield from _zip_texts(zf, path.name, path.name, 1, f"zip:{path.resolve()}")
             return
         data = path.read_bytes()
     except FormatError:
@@ -247,7 +247,9 @@ def _zip_has_chat(zf: zipfile.ZipFile, depth: int) -> bool:
     return False
 
 
-def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int) -> Iterator[ChatText]:
+def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int,
+               locator: str) -> Iterator[ChatText]:
+    """`locator`: how to reach this zip again (`chatmem.store.media`), for attachments."""
     try:
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError) as e:
@@ -256,7 +258,7 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int) -> It
         _check_member_name(info.filename, label)
     files = [i for i in infos if not i.is_dir() and not _is_junk(i.filename)]
     members = {
-        i.filename.rsplit("/", 1)[-1]: (f"{label}!{i.filename}", i.file_size) for i in files
+        i.filename.rsplit("/", 1)[-1]: (f"{locator}!{i.filename}", i.file_size) for i in files
     }
     chosen = _chat_members(zf, files)
     if not chosen:
@@ -270,7 +272,8 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int) -> It
                 except zipfile.BadZipFile as e:
                     raise FormatError(f"{label}!{info.filename}: damaged zip ({e})") from e
                 with inner:
-                    for text in _zip_texts(inner, f"{label}!{info.filename}", info.filename, depth + 1):
+                    for text in _zip_texts(inner, f"{label}!{info.filename}", info.filename, depth + 1,
+                                           f"{locator}!{info.filename}"):
                         found = True
                         yield text
         if not found:

@@ -91,7 +91,11 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
 def migrate(conn, from_version: int) -> None:
     """Bring an older store up to SCHEMA_VERSION, one step at a time."""
     steps: dict[int, list[str]] = {
-        # 1 -> 2: add statements here when the schema changes.
+        # 1 -> 2: where each attachment's bytes are, and what the source says about it
+        1: ["ALTER TABLE attachments ADD COLUMN present BOOLEAN",
+            "ALTER TABLE attachments ADD COLUMN key TEXT",
+            "ALTER TABLE attachments ADD COLUMN text TEXT",
+            "ALTER TABLE attachments ADD COLUMN copied TEXT"],
     }
     version = from_version
     while version < SCHEMA_VERSION:

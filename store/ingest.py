@@ -394,7 +394,8 @@ class Ingest:
     def _attachment_rows(message_id: str, atts: list[rec.Attachment]) -> list[dict]:
         return [{"id": rec.attachment_id(message_id, i, a.name), "message_id": message_id,
                  "position": i, "name": a.name, "mime_type": a.mime_type, "size": a.size,
-                 "path": a.path, "guid": a.guid} for i, a in enumerate(atts)]
+                 "path": a.path, "guid": a.guid, "present": a.present, "key": a.key,
+                 "text": a.text} for i, a in enumerate(atts)]
 
     def _update_message(self, target: str, old: dict, msg: rec.Message, digest: str) -> None:
         """Apply a changed record; text an earlier import had is never lost."""
@@ -421,8 +422,14 @@ class Ingest:
         values["edited"] = msg.edited or bool(rows) or bool(known)
         values["deleted"] = msg.deleted or bool(old.get("deleted"))
         if msg.attachments:
+            # a copy made with --copy-media stays the attachment's, whatever else changed
+            copied = dict(self.conn.execute(select(at.c.id, at.c.copied).where(
+                (at.c.message_id == target) & at.c.copied.is_not(None))).all())
             self.conn.execute(at.delete().where(at.c.message_id == target))
-            self.conn.execute(at.insert(), self._attachment_rows(target, msg.attachments))
+            new_rows = self._attachment_rows(target, msg.attachments)
+            for row in new_rows:
+                row["copied"] = copied.get(row["id"])
+            self.conn.execute(at.insert(), new_rows)
         self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
 
     # -- reactions

@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class Base(DeclarativeBase):
@@ -146,8 +146,12 @@ class Attachment(Base):
     name: Mapped[str | None] = mapped_column(Text)
     mime_type: Mapped[str | None] = mapped_column(Text)
     size: Mapped[int | None] = mapped_column(Integer)
-    path: Mapped[str | None] = mapped_column(Text)
+    path: Mapped[str | None] = mapped_column(Text)  # locator: see chatmem.store.media
     guid: Mapped[str | None] = mapped_column(Text)
+    present: Mapped[bool | None] = mapped_column(Boolean)  # found at import time
+    key: Mapped[str | None] = mapped_column(Text)  # decryption key (Signal Desktop), never shown
+    text: Mapped[str | None] = mapped_column(Text)  # caption, transcript, title, link preview
+    copied: Mapped[str | None] = mapped_column(Text)  # file name in the store's media/ folder
 
 
 class Call(Base):

@@ -12,6 +12,9 @@ import sys
 import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from media_samples import photo  # noqa: E402
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "whatsapp"
 
 LRM = "\u200e"  # left-to-right mark: iOS puts it before system texts and placeholders
@@ -68,7 +71,7 @@ OPTION: Skip it (1 vote)
 [3/14/24, 12:02:00{NNBSP}AM] Ben Ortiz: {LRM}Your security code with Ben Ortiz changed. Tap to learn more.
 """
 IOS_EN_MEDIA = {
-    "00000003-PHOTO-2024-03-02-18-04-11.jpg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00fixture photo\xff\xd9",
+    "00000003-PHOTO-2024-03-02-18-04-11.jpg": photo("boat"),
     "00000005-AUDIO-2024-03-02-18-06-40.opus": b"OggS\x00\x02fixture voice note",
     "00000007-Cleo Park.vcf": b"BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Cleo Park\r\nTEL;type=CELL:+1 555 0100\r\nEND:VCARD\r\n",
 }
@@ -200,7 +203,7 @@ GROUP_IT = f"""\
 [22/06/24, 07:06:00] Giulia Romano: {LRM}Chiamata vocale persa
 """
 GROUP_IT_MEDIA = {
-    "00000004-PHOTO-2024-06-21-18-03-40.jpg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00lago\xff\xd9",
+    "00000004-PHOTO-2024-06-21-18-03-40.jpg": photo("lago"),
 }
 
 # ---------------------------------------------------------------- Dutch one-to-one, Android, "dd-mm-yyyy HH:MM - "

@@ -589,8 +589,14 @@ SAM = "+15550100000"  # the owner, Sam Rivera (fixtures/config.yaml)
 
 def build_fixture(folder: Path) -> tuple[Path, Path]:
     """fixtures/imessage: chat.db (a 1:1 with Anna Berg, a group with Anna and Ben Ortiz) and
-    CallHistory.storedata, in the newest schema, with small pages so they stay a few KB."""
+    CallHistory.storedata, in the newest schema, with small pages so they stay a few KB; the
+    photo's file is in Attachments/ beside chat.db, as in a copied ~/Library/Messages."""
     folder.mkdir(parents=True, exist_ok=True)
+    from media_samples import photo
+
+    photo_file = folder / "Attachments/4f/15/F0000001-PHOTO/route-map.jpeg"
+    photo_file.parent.mkdir(parents=True, exist_ok=True)
+    photo_file.write_bytes(photo("route-map"))
     db = ChatDbBuilder(folder / "chat.db", GEN_2023, page_size=512)
     anna = db.handle(ANNA)
     ben = db.handle(BEN)
@@ -667,5 +673,8 @@ def plain_records(records: list) -> list[dict]:
                     d.pop(key)
         if "where" in d:
             d["where"] = Path(d["where"]).name
+        for a in d.get("attachments") or []:  # where the file is, without this machine's folders
+            if a.get("path") and "Attachments/" in a["path"]:
+                a["path"] = a["path"][a["path"].index("Attachments/"):]
         out.append({"record": type(r).__name__, **d})
     return json.loads(json.dumps(out, default=lambda o: o.isoformat(), ensure_ascii=False))

@@ -26,7 +26,7 @@ TELEGRAM_JSONL = ROOT / "fixtures" / "jsonl" / "notes-from-telegram.jsonl"
 ASSISTANT_TOKEN = "fixture-token-assistant-7d1f9c04b2e6a85f"  # fixtures/config.yaml: may not write
 NOTEBOOK_TOKEN = "fixture-token-notebook-41aa0e93c7d2b16f"  # may write
 READ_TOOLS = {"search_memory", "get_context", "get_conversation_context",
-              "get_conversation_history", "read_raw_data", "list_chats"}
+              "get_conversation_history", "read_raw_data", "list_chats", "read_attachment"}
 WRITE_TOOLS = {"start_conversation", "log_conversation_turn", "save_memory"}
 
 

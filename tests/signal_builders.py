@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from media_samples import SIGNAL_FIXTURE_KEY, pdf_document, photo, signal_encrypt
+
 T0 = int(datetime(2024, 3, 2, 9, 0, tzinfo=timezone.utc).timestamp() * 1000)
 MINUTE = 60_000
 
@@ -148,6 +150,10 @@ SCENARIO: list[Msg] = [
                 "path": "ab/abcdef0123",
                 "width": 800,
                 "height": 600,
+                # newer Signal Desktop: the file on disk is encrypted with this key
+                "localKey": SIGNAL_FIXTURE_KEY,
+                "version": 2,
+                "caption": "The view from the top",
             }
         ],
     ),
@@ -338,7 +344,7 @@ CREATE TABLE message_attachments(
     editHistoryIndex INTEGER NOT NULL, attachmentType TEXT NOT NULL,
     orderInMessage INTEGER NOT NULL, conversationId TEXT NOT NULL, sentAt INTEGER NOT NULL,
     size INTEGER NOT NULL, contentType TEXT NOT NULL, path TEXT, fileName TEXT,
-    height INTEGER, width INTEGER, flags INTEGER,
+    height INTEGER, width INTEGER, flags INTEGER, localKey TEXT, version INTEGER, caption TEXT,
     PRIMARY KEY (messageId, editHistoryIndex, attachmentType, orderInMessage)) STRICT;
 CREATE TABLE items(id STRING PRIMARY KEY ASC, json TEXT);
 PRAGMA user_version = 1380;
@@ -532,9 +538,30 @@ def build_database(path: Path, version: str = "new", messages: list[Msg] | None 
                         "flags": a.get("flags"),
                         "width": a.get("width"),
                         "height": a.get("height"),
+                        "localKey": a.get("localKey"),
+                        "version": a.get("version"),
+                        "caption": a.get("caption"),
                     },
                 )
     conn.commit()
     conn.execute("VACUUM")
     conn.close()
+    write_attachment_files(path.parent / "attachments.noindex")
     return path
+
+
+# The files of the scenario's attachments, as Signal Desktop keeps them in attachments.noindex:
+# the photo encrypted (version 2, with its localKey), the PDF as an older version left it
+# (plain), and the voice note missing (never downloaded).
+ATTACHMENT_FILES = {
+    "ab/abcdef0123": lambda: signal_encrypt(photo("trail")),
+    "ef/ef01234567": lambda: pdf_document(["Hiking Club route: Brocken via Eckerloch",
+                                           "Return: Harz narrow-gauge railway from the summit"]),
+}
+
+
+def write_attachment_files(folder: Path) -> None:
+    for relative, make in ATTACHMENT_FILES.items():
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(make())

@@ -70,6 +70,7 @@ def test_every_tool_on_the_imported_fixture(owner):
     newest_id = newest.get("id") or newest["call_id"]  # newest first
     call("get_conversation_history", conversation_id=source, max_turns=3)
     call("read_raw_data", record_id=hit["id"])
+    assert call("read_attachment", attachment_id="a_0000000000000000")["ok"] is False
     cid = call("start_conversation", subject="planning the Zugspitze hike")["conversation_id"]
     call("log_conversation_turn", conversation_id=cid, role="user", content="who brings coffee?",
          refs=[hit["id"]])

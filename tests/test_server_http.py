@@ -89,6 +89,7 @@ def test_every_tool_over_http_as_a_seat_that_may_write(notebook):
     call("get_conversation_history", conversation_id=source)
     call_id = next(i["call_id"] for i in items if i["type"] == "call")
     call("read_raw_data", record_id=call_id, max_chars=20)
+    assert call("read_attachment", attachment_id="a_0000000000000000")["ok"] is False
     cid = call("start_conversation")["conversation_id"]
     call("log_conversation_turn", conversation_id=cid, role="assistant",
          content="Noted: meet at the cable car.", refs=[call_id])

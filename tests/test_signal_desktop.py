@@ -55,6 +55,9 @@ def plain(records: list) -> list[dict]:
         for key in ("created_at", "memory_paused"):  # chat fields only agent sessions set
             if isinstance(r, Chat) and d.get(key) is None:
                 d.pop(key)
+        for a in d.get("attachments") or []:  # where the file is, without this machine's folders
+            if a.get("path") and "attachments.noindex" in a["path"]:
+                a["path"] = a["path"][a["path"].index("attachments.noindex"):]
         if isinstance(r, SourceState):
             d["notes"] = [n for n in d["notes"] if "schema version" not in n]
         out.append({"record": type(r).__name__, **d})

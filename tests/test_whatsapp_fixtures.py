@@ -41,7 +41,9 @@ def project(r) -> dict:
         if key in r.extra:
             out[key] = r.extra[key]
     if r.attachments:
-        out["files"] = [(a.name, a.path) for a in r.attachments]
+        # where the file is, without this machine's folders: "<zip>!<member>"
+        out["files"] = [(a.name, a.path.replace(f"zip:{FIXTURES.resolve()}/", "") if a.path else None)
+                        for a in r.attachments]
     return out
 
 

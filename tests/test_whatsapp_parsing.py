@@ -457,8 +457,12 @@ def test_zip_inside_a_zip(tmp_path) -> None:
     records = read(path)
     assert chat_of(records).name == "Ben Ortiz"
     photo = by_line(records, 3).attachments[0]
-    assert photo.path == ("backup.zip!WhatsApp Chat - Ben Ortiz.zip!"
+    assert photo.path == (f"zip:{path.resolve()}!WhatsApp Chat - Ben Ortiz.zip!"
                           "00000003-PHOTO-2024-03-02-18-04-11.jpg")
+    # the locator reaches the photo inside the zip inside the zip
+    from chatmem.store.media import read_bytes
+
+    assert photo.present and read_bytes(photo.path) == IOS_EN_MEDIA[photo.name]
     assert [r.id for r in messages(records)] == [
         r.id for r in messages(read(FIXTURES / "WhatsApp Chat - Ben Ortiz.zip"))]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .attachments import read_attachment
 from .chats import list_chats
 from .conversation import get_conversation_context
 from .history import (
@@ -29,13 +30,14 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     "get_conversation_history": get_conversation_history,
     "list_chats": list_chats,
     "read_raw_data": read_raw_data,
+    "read_attachment": read_attachment,
     "start_conversation": start_conversation,
     "log_conversation_turn": log_conversation_turn,
     "save_memory": save_memory,
 }
 
 READ_TOOLS = frozenset({"search_memory", "get_context", "get_conversation_context", "get_conversation_history",
-                        "list_chats", "read_raw_data"})
+                        "list_chats", "read_raw_data", "read_attachment"})
 WRITE_TOOLS = frozenset({"start_conversation", "log_conversation_turn", "save_memory"})
 
 # Not MCP tools: the owner's memory switches, used by `chatmem memory show|pause|unpause`.

@@ -193,6 +193,8 @@ class PauseMemoryResult(TypedDict):
     paused: bool
 
 
+from .attachments import ReadAttachmentResult  # noqa: E402  (its module defines it)
+
 RESULT_TYPES: dict[str, Any] = {
     "search_memory": SearchResult,
     "get_context": ContextResult,
@@ -202,6 +204,7 @@ RESULT_TYPES: dict[str, Any] = {
     "log_conversation_turn": LogTurnResult,
     "list_chats": ListChatsResult,
     "read_raw_data": RawResult,
+    "read_attachment": ReadAttachmentResult,
     "save_memory": SaveMemoryResult,
     "pause_memory": PauseMemoryResult,
     "get_memory": MemoryInfo,

@@ -410,6 +410,10 @@ class ChatDb:
             row.get("cache_has_attachments", 1) or (body and body.attachments)
         ):
             msg.attachments = self._attachments(rowid)
+            if body is not None and body.transcription and row.get("is_audio_message"):
+                for a in msg.attachments:  # the voice note's transcript travels with its file
+                    if (a.mime_type or "").startswith("audio/"):
+                        a.text = body.transcription
             if (
                 msg.attachments
                 and msg.kind == "text"
@@ -514,12 +518,14 @@ class ChatDb:
             a = dict(zip(wanted, values))
             filename = a.get("filename")
             name = a.get("transfer_name") or (os.path.basename(filename) if filename else None)
+            path = self.resolve_attachment(filename)
             out.append(Attachment(
                 name=name,
                 mime_type=a.get("mime_type") or _guess_mime(name, a.get("uti")),
                 size=a.get("total_bytes") or None,
-                path=self.resolve_attachment(filename),
+                path=path,
                 guid=a.get("guid"),
+                present=path is not None,
             ))  # fmt: skip
         return out
 

@@ -52,7 +52,7 @@ def mac_attachment_resolver(db_path: Path):  # noqa: ANN201 - returns a resolver
             candidates.append(str(base / filename[at + len(MAC_MESSAGES_DIR) :]))
         for candidate in candidates:
             if os.path.isfile(candidate):
-                return candidate
+                return os.path.abspath(candidate)
         return None
 
     return resolve

@@ -82,6 +82,21 @@ def row_raw(row: dict[str, Any], json_ok: bool = True) -> str:
     return f'{text[:-1]}{", " if columns else ""}"json": {row["json"]}}}'
 
 
+ATTACHMENT_COLUMNS = ("contentType", "size", "fileName", "path", "flags", "localKey", "version",
+                      "caption")
+
+
+def attachments_root(db_path: Path) -> Path | None:
+    """Signal's attachments.noindex folder for a database at `db_path`: in the Signal folder
+    (`<Signal>/sql/db.sqlite`), or beside a copied database."""
+    base = db_path if db_path.is_dir() else db_path.parent
+    for folder in (base, base.parent):
+        candidate = folder / "attachments.noindex"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
 class DesktopReader:
     name = "signal-desktop"
 
@@ -109,6 +124,9 @@ class _Run:
         self.sender_columns = [c for c in SENDER_COLUMNS if c in self.columns]
         self.calls = self._calls_history() if "callsHistory" in db.tables else {}
         self.has_attachment_table = "message_attachments" in db.tables
+        self.attachment_columns = (set(column_names(db.conn, "message_attachments"))
+                                   if self.has_attachment_table else set())
+        self.attachments_root = attachments_root(path)
         self.quote_targets = self._quote_targets()
         self.chats: dict[str, Chat] = {}  # conversation id → its chat, once yielded
         self.stories = 0
@@ -313,24 +331,42 @@ class _Run:
     def _attachments(self, m: Message, row: dict, data: dict) -> list[Attachment]:
         items = data.get("attachments") or []
         if not items and self.has_attachment_table and row.get("hasAttachments"):
+            keys = tuple(c for c in ATTACHMENT_COLUMNS if c in self.attachment_columns)
             cur = self.conn.execute(
-                "SELECT contentType, size, fileName, path, flags FROM message_attachments"
+                f"SELECT {', '.join(keys)} FROM message_attachments"
                 " WHERE messageId = ? AND editHistoryIndex = ? AND attachmentType = 'attachment'"
                 " ORDER BY orderInMessage",
                 (m.guid, ROOT_VERSION),
             )
-            keys = ("contentType", "size", "fileName", "path", "flags")
             items = [dict(zip(keys, values)) for values in cur]
-            row["message_attachments"] = items  # so the raw record shows them too
+            # so the raw record shows them too, without the file's decryption key
+            row["message_attachments"] = [
+                {k: v for k, v in a.items() if k != "localKey"} for a in items]
             m.raw = row_raw(row)
         out = []
         for a in items:
             if (a.get("flags") or 0) & VOICE_NOTE_FLAG:
                 m.extra["voice_note"] = True
-            out.append(
-                Attachment(a.get("fileName"), a.get("contentType"), a.get("size"), a.get("path"))
-            )
+            out.append(self._attachment(a))
         return out
+
+    def _attachment(self, a: dict[str, Any]) -> Attachment:
+        """Where the file is: `path` is relative to Signal's attachments.noindex folder; newer
+        versions encrypt the file with the record's `localKey` (version 2)."""
+        relative = a.get("path")
+        file = None
+        if relative and self.attachments_root is not None:
+            candidate = (self.attachments_root / relative).resolve()
+            if candidate.is_relative_to(self.attachments_root.resolve()):
+                file = candidate
+        present = file is not None and file.is_file()
+        encrypted = bool(a.get("localKey")) and (a.get("version") or 0) >= 2
+        return Attachment(
+            name=a.get("fileName"), mime_type=a.get("contentType"), size=a.get("size"),
+            path=str(file) if present else None, present=present,
+            key=a.get("localKey") if encrypted else None,
+            text=a.get("caption") or None,
+        )
 
     def _call(self, row: dict, data: dict, chat: Chat, sent: int) -> Call | None:
         key = data.get("callId")

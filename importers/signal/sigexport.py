@@ -218,10 +218,12 @@ class _ChatReader:
         if original.startswith("None.") or original == "None":
             original = None
         file = self.folder / unquote(a["path"]) if a.get("path") else None
+        present = file is not None and file.is_file()
         return Attachment(
             name=original or None,
             mime_type=mimetypes.guess_type(exported)[0],
-            path=str(file) if file is not None and file.is_file() else None,
+            path=str(file.resolve()) if file is not None and present else None,
+            present=present,
         )
 
     def _call(

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "conversation": "chatmem.tools.cli.reads:conversation",
     "history": "chatmem.tools.cli.reads:history",
     "raw": "chatmem.tools.cli.reads:raw",
+    "attachment": "chatmem.tools.cli.attachment:attachment",
     "memory": "chatmem.tools.cli.reads:memory",
     "people": "chatmem.tools.cli.people:people",
     "stats": "chatmem.tools.cli.admin:stats",

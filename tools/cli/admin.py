@@ -26,10 +26,14 @@ from .output import emit, print_report, progress_printer
 @click.option("--chat", default=None, help="Merge the export into the chat with this name or source id.")
 @click.option("--force", is_flag=True, help="Read the export again even if it has not changed.")
 @click.option("--no-wait", is_flag=True, help="Fail instead of waiting when another import is running.")
+@click.option("--copy-media", is_flag=True,
+              help="Also copy the attachments' files into the store (decrypted), so they stay "
+                   "readable when the export is gone. Without it nothing is copied.")
 @json_option
 @click.pass_obj
 @handle_errors
-def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, no_wait, as_json):
+def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, no_wait, copy_media,
+               as_json):
     """Import exports: files, or folders whose recognised exports are all imported.
 
     Recognises iMessage chat.db / sms.db / iOS backup folders / CallHistory.storedata, WhatsApp
@@ -52,6 +56,14 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
                 find_sources(path, platform), options, force=force, wait=not no_wait,
                 on_progress=on_progress,
                 on_wait=lambda: click.echo("waiting for another chatmem import to finish...", err=True))
+    if copy_media:
+        from chatmem.store.media import copy_media as copy_attachments
+
+        copied, size, problems = copy_attachments(store)
+        click.echo(f"copied {copied:,} attachments ({size / 1e6:.1f} MB) into the store"
+                   + (f"; {len(problems):,} could not be read" if problems else ""), err=True)
+        for problem in problems[:5]:
+            click.echo(f"  {problem}", err=True)
     if as_json:
         emit([r.as_dict() for r in reports], True)
     else:

@@ -102,11 +102,18 @@ class ToolRunner:
             except ChatmemError as e:
                 # the model reads this and can correct its call; the server keeps serving
                 raise ToolError(str(e)) from e
+        # an image travels as MCP image content, not as base64 inside the JSON
+        image = result.get("image") if isinstance(result.get("image"), dict) else None
+        data = image.pop("data", None) if image is not None else None
         result = fit_result(name, result, schema=self.schemas.get(name))
         # compact JSON as the text for clients without structured output; the same dict as
         # structured content, which the SDK checks against the tool's output schema
-        return CallToolResult(content=[TextContent(type="text", text=dumps(result))],
-                              structured_content=result)
+        content: list[Any] = [TextContent(type="text", text=dumps(result))]
+        if image is not None and data:
+            from mcp.types import ImageContent
+
+            content.append(ImageContent(type="image", data=data, mime_type=image["mime_type"]))
+        return CallToolResult(content=content, structured_content=result)
 
 
 def tools_for(seat: Seat, functions: dict[str, Any], writes: frozenset[str]) -> list[ToolSpec]:

@@ -156,6 +156,23 @@ def _read_raw_data(run: Run):
     return read_raw_data
 
 
+def _read_attachment(run: Run):
+    def read_attachment(
+        attachment_id: Annotated[str, Field(
+            description="The attachment's id (a_…): from read_raw_data's relations.attachments, "
+                        "or a message item's attachments.", min_length=3, max_length=80)],
+        max_bytes: Annotated[int, Field(
+            description="Upper bound on what comes back: an image is scaled down until its "
+                        "encoded form fits; a page of text is at most this long. 1000–4000000, "
+                        "default 400000.", ge=1_000, le=4_000_000)] = 400_000,
+        page: Annotated[int, Field(
+            description="Which page of a text document or PDF, from 1. Default 1.", ge=1)] = 1,
+    ):
+        return run("read_attachment", attachment_id=attachment_id, max_bytes=max_bytes, page=page)
+
+    return read_attachment
+
+
 def _list_chats(run: Run):
     def list_chats(
         platform: Platform = None,
@@ -257,6 +274,15 @@ TOOL_SPECS: list[ToolSpec] = [
         "of an edited message). Use it when a snippet or context line is not enough, or to see what "
         "a message said before it was edited. An unknown id gives ok: false and an error."),
         _read_raw_data),
+    ToolSpec("read_attachment", "Read an attachment", (
+        "The content of one attachment (photo, document, voice note, video) within bounds: an "
+        "image comes back as image content scaled to fit max_bytes (location data removed unless "
+        "this assistant may see secrets); a text document or PDF as text, one page at a time "
+        "(page, pages, has_more); audio and video as name, type, size and any transcript. "
+        "present: false with a note when the file is not on this machine. Returns ok, id, name, "
+        "mime_type, size, kind, present, message, source, and text/image/note as they apply. An "
+        "unknown id gives ok: false and an error. Find attachment ids with read_raw_data."),
+        _read_attachment),
     ToolSpec("list_chats", "List chats", (
         "The chats this assistant may read, newest activity first: source (the conversation_id "
         "the other tools take), platform, chat name, group, participants, messages (count), first "

@@ -1,0 +1,219 @@
+"""Reaching an attachment's bytes from what the importer recorded (its locator).
+
+A locator is one of:
+- an absolute path of a file on disk (a chat.db Attachments folder, an iOS backup's hashed
+  file, a signal-export `media/` file, a file next to a WhatsApp text export, a Signal
+  Desktop `attachments.noindex` file);
+- `zip:<absolute path of a zip>!<member>`, with further `!<member>` steps for a zip inside
+  the zip (WhatsApp "Export chat" with media).
+
+A Signal Desktop attachment written by newer versions is encrypted on disk: the file is
+IV (16 bytes) + AES-256-CBC ciphertext + HMAC-SHA256 (32 bytes) over IV and ciphertext, with
+the 64-byte key (32 for AES, 32 for the MAC) kept base64 in the message's attachment record
+(`localKey`); the plaintext is cut to the attachment's recorded size.
+
+Sources are only ever read. Nothing here writes outside the store's own media folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import io
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from chatmem.errors import ChatmemError
+
+from . import models as m
+
+MAX_READ_BYTES = 256 * 1024**2  # never read more than this of one attachment into memory
+
+
+class MediaMissing(ChatmemError):
+    """The file is not where the import found it (or never was): not present on this machine."""
+
+
+class MediaUnreadable(ChatmemError):
+    """The file is there but cannot be read as it should (damaged, wrong key, too large)."""
+
+
+def _read_file(path: Path, limit: int) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise MediaUnreadable(f"{path.name} is {size:,} bytes, more than the {limit:,} read at most")
+        with path.open("rb") as f:
+            return f.read(limit + 1)
+    except FileNotFoundError:
+        raise MediaMissing(f"{path} is not on this machine (any more)") from None
+    except IsADirectoryError:
+        raise MediaMissing(f"{path} is a folder, not the attachment") from None
+    except OSError as e:
+        raise MediaUnreadable(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _read_zip(locator: str, limit: int) -> bytes:
+    outer, *members = locator[len("zip:"):].split("!")
+    if not members:
+        raise MediaUnreadable(f"{locator}: names no member of the zip")
+    try:
+        data: bytes | None = None
+        zf = zipfile.ZipFile(outer)
+        for depth, member in enumerate(members):
+            with zf:
+                try:
+                    info = zf.getinfo(member)
+                except KeyError:
+                    raise MediaMissing(f"{member} is not in {outer} (any more)") from None
+                if info.file_size > limit:
+                    raise MediaUnreadable(f"{member} is {info.file_size:,} bytes, more than the "
+                                          f"{limit:,} read at most")
+                with zf.open(info) as f:
+                    data = f.read(limit + 1)
+            if len(data) > limit:
+                raise MediaUnreadable(f"{member}: more than {limit:,} bytes once unpacked")
+            if depth < len(members) - 1:
+                zf = zipfile.ZipFile(io.BytesIO(data))
+        assert data is not None
+        return data
+    except FileNotFoundError:
+        raise MediaMissing(f"{outer} is not on this machine (any more)") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as e:
+        raise MediaUnreadable(f"{outer}: damaged zip ({e})") from None
+    except OSError as e:
+        raise MediaUnreadable(f"cannot read {outer}: {e.strerror or e}") from None
+
+
+def decrypt_signal_v2(data: bytes, key_b64: str, size: int | None) -> bytes:
+    """Signal Desktop's on-disk attachment encryption (see the module docstring)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    try:
+        keys = base64.b64decode(key_b64, validate=True)
+    except (ValueError, TypeError):
+        raise MediaUnreadable("the attachment's key is not valid base64") from None
+    if len(keys) != 64:
+        raise MediaUnreadable(f"the attachment's key has {len(keys)} bytes, not 64")
+    if len(data) < 16 + 16 + 32 or (len(data) - 48) % 16:
+        raise MediaUnreadable("the encrypted attachment file is too short or cut")
+    aes_key, mac_key = keys[:32], keys[32:]
+    body, mac = data[:-32], data[-32:]
+    if not hmac.compare_digest(hmac.new(mac_key, body, hashlib.sha256).digest(), mac):
+        raise MediaUnreadable("the attachment file does not match its key (damaged or replaced)")
+    decryptor = Cipher(algorithms.AES(aes_key), modes.CBC(body[:16])).decryptor()
+    plain = decryptor.update(body[16:]) + decryptor.finalize()
+    if size is not None and 0 <= size <= len(plain):
+        return plain[:size]
+    pad = plain[-1] if plain else 0
+    if 1 <= pad <= 16 and plain.endswith(bytes([pad]) * pad):
+        return plain[:-pad]
+    return plain
+
+
+def read_bytes(locator: str, *, key: str | None = None, size: int | None = None,
+               limit: int = MAX_READ_BYTES) -> bytes:
+    """The attachment's bytes (decrypted when `key` is given). MediaMissing when the file
+    is not there, MediaUnreadable when it cannot be read as recorded."""
+    if locator.startswith("zip:"):
+        data = _read_zip(locator, limit)
+    else:
+        path = Path(locator)
+        if not path.is_absolute():
+            raise MediaMissing(f"{locator}: recorded without a full path by an older import; "
+                               "import its source again (--force) to find it")
+        data = _read_file(path, limit + 64)
+    if key:
+        data = decrypt_signal_v2(data, key, size)
+    if len(data) > limit:
+        raise MediaUnreadable(f"more than the {limit:,} bytes read at most")
+    return data
+
+
+def is_present(locator: str | None) -> bool:
+    """Whether the locator reaches a file now (cheap: no decryption, no reading)."""
+    if not locator:
+        return False
+    if locator.startswith("zip:"):
+        outer, _, rest = locator[len("zip:"):].partition("!")
+        if not os.path.isfile(outer):
+            return False
+        try:
+            with zipfile.ZipFile(outer) as zf:
+                first = rest.split("!", 1)[0]
+                zf.getinfo(first)
+            return True
+        except (KeyError, zipfile.BadZipFile, OSError):
+            return False
+    return os.path.isfile(locator)
+
+
+def copy_into(store_media: Path, name: str, data: bytes) -> str:
+    """Write a copy of an attachment into the store's media folder (0600); its file name."""
+    store_media.mkdir(mode=0o700, parents=True, exist_ok=True)
+    target = store_media / name
+    tmp = target.with_name(name + ".partial")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, target)
+    return name
+
+
+
+@dataclass(frozen=True)
+class AttachmentInfo:
+    """One attachment as recorded, with where its message is."""
+
+    id: str
+    message_id: str
+    chat_id: str
+    name: str | None
+    mime_type: str | None
+    size: int | None
+    locator: str | None
+    present: bool | None
+    key: str | None
+    text: str | None
+    copied: str | None
+
+
+def find_attachment(conn: Connection, attachment_id: str) -> AttachmentInfo | None:
+    """The attachment with this id, or None."""
+    at, mt = m.Attachment.__table__, m.Message.__table__
+    row = conn.execute(
+        select(at, mt.c.chat_id).join(mt, mt.c.id == at.c.message_id)
+        .where(at.c.id == attachment_id)).first()
+    if row is None:
+        return None
+    return AttachmentInfo(row.id, row.message_id, row.chat_id, row.name, row.mime_type, row.size,
+                          row.path, row.present, row.key, row.text, row.copied)
+
+
+def copy_media(store, limit: int = MAX_READ_BYTES) -> tuple[int, int, list[str]]:
+    """Copy every present attachment not copied yet into the store's media/ folder (decrypted),
+    so it stays readable when the export is gone. (copied, bytes, problems)."""
+    at = m.Attachment.__table__
+    folder = store.home / "media"
+    with store.read() as conn:
+        todo = conn.execute(select(at.c.id, at.c.name, at.c.path, at.c.key, at.c.size).where(
+            at.c.present.is_(True) & at.c.copied.is_(None) & at.c.path.is_not(None))).all()
+    copied, total, problems = 0, 0, []
+    for row in todo:
+        try:
+            data = read_bytes(row.path, key=row.key, size=row.size, limit=limit)
+        except (MediaMissing, MediaUnreadable) as e:
+            problems.append(f"{row.name or row.id}: {e}")
+            continue
+        name = copy_into(folder, row.id, data)
+        with store.write() as conn:
+            conn.execute(at.update().where(at.c.id == row.id).values(copied=name))
+        copied += 1
+        total += len(data)
+    return copied, total, problems
