@@ -25,9 +25,9 @@ import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.engine import Connection
 
 from chatmem.errors import ChatmemError
 
@@ -184,15 +184,9 @@ class AttachmentInfo:
     copied: str | None
 
 
-def find_attachment(conn: Connection, attachment_id: str) -> AttachmentInfo | None:
-    """The attachment with this id, or None."""
-    at, mt = m.Attachment.__table__, m.Message.__table__
-    row = conn.execute(
-        select(at, mt.c.chat_id).join(mt, mt.c.id == at.c.message_id)
-        .where(at.c.id == attachment_id)).first()
-    if row is None:
-        return None
-    return AttachmentInfo(row.id, row.message_id, row.chat_id, row.name, row.mime_type, row.size,
+def attachment_info(row: Any, chat_id: str) -> AttachmentInfo:
+    """An attachments row (see `Reader.attachment`) as what read_attachment needs."""
+    return AttachmentInfo(row.id, row.message_id, chat_id, row.name, row.mime_type, row.size,
                           row.path, row.present, row.key, row.text, row.copied)
 
 

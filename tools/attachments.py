@@ -28,11 +28,9 @@ from chatmem.store.media import (
     AttachmentInfo,
     MediaMissing,
     MediaUnreadable,
-    find_attachment,
+    attachment_info,
     read_bytes,
 )
-
-from .scope import can_read_chat
 
 DEFAULT_MAX_BYTES = 400_000
 MAX_MAX_BYTES = 4_000_000
@@ -105,11 +103,12 @@ def _check(attachment_id: Any, max_bytes: Any, page: Any) -> tuple[str, int, int
 
 
 def _lookup(store: Store, seat: Seat, attachment_id: str) -> AttachmentInfo | None:
-    with store.read() as conn:
-        info = find_attachment(conn, attachment_id)
-        if info is None or not can_read_chat(conn, seat, info.chat_id):
+    with store.reader() as r:
+        row = r.attachment(attachment_id)
+        found = r.message(seat, row.message_id) if row is not None else None
+        if row is None or found is None:
             return None  # outside the seat's scope is the same as unknown
-    return info
+        return attachment_info(row, found[0].chat_id)
 
 
 def _bytes(store: Store, info: AttachmentInfo) -> bytes:
