@@ -266,6 +266,9 @@ class Problem:
     chat_id: str | None = None  # the chat it belongs to, when known
 
 
+RESUME_STATE = "resume"  # SourceState.state key of where a re-import may resume; --force drops it
+
+
 @dataclass
 class SourceState:
     """Importer state to remember for the next import of the same source (e.g. a ROWID

@@ -11,23 +11,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from chatmem.errors import ArgumentError, FormatError
 from chatmem.records import (
     OWNER,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
     Estimate,
     ImportOptions,
     Message,
-    Occurrences,
     Problem,
     Record,
     SourceState,
@@ -49,19 +53,36 @@ from .whatsapp_events import (
     poll,
 )
 from .whatsapp_header import (
+    DMY,
     HEADER_START,
     INVISIBLE,
     ODD_SPACES,
     ORDER_NAMES,
+    DateOrderStats,
     Header,
+    OrderChoice,
+    choose_date_orders,
     date_for,
     for_matching,
-    infer_date_orders,
+    has_valid_date,
     match_header,
     parse_date_format,
     raw_offset,
 )
 from .whatsapp_source import ChatText, chat_texts, decode, looks_like_chat, zip_has_chat
+from .whatsapp_stream import (
+    CHECKPOINT_ENTRIES,
+    RESUME_VERSION,
+    Checkpoint,
+    Encoding,
+    Scan,
+    WindowOccurrences,
+    prefix_digest,
+    read_lines,
+    sig_from_key,
+    sig_key,
+    text_encoding,
+)
 
 PLATFORM = "whatsapp"
 GROUP_EVENTS = frozenset({"created", "added", "removed", "left", "subject", "icon", "description"})
@@ -92,17 +113,57 @@ def _phone_handle(name: str) -> str | None:
     return ("+" + digits if name.lstrip().startswith("+") else digits) if len(digits) >= 7 else None
 
 
+class _Restart(Exception):
+    """The saved place to resume from no longer holds: read the chat text from the start."""
+
+
+@dataclass
+class _Start:
+    """Where a pass starts: the file's start, or a checkpoint of the last import."""
+
+    offset: int = 0
+    line: int = 0
+    hasher: Any = None  # the digest of the bytes before `offset`, to go on hashing
+    scan: dict[str, Any] | None = None
+    entries: int = 0
+    colon_ok: bool = True
+    choices: dict[tuple, OrderChoice] | None = None  # the last import's date orders
+    key: str | None = None
+    occurrences: dict[str, Any] | None = None
+
+    @classmethod
+    def fresh(cls, enc: Encoding) -> _Start:
+        return cls(hasher=hashlib.blake2b(digest_size=16) if enc.resumable else None)
+
+    def agrees(self, choices: dict[tuple, OrderChoice], key: str, oldest: datetime | None) -> bool:
+        """The whole file, new part included, decides as the last import did, and the new
+        messages fall inside the window of times whose repeats were saved."""
+        if key != self.key or self.choices is None:
+            return False
+        if {s: (c.order, c.per_line) for s, c in choices.items()} != {
+                s: (c.order, c.per_line) for s, c in self.choices.items()}:
+            return False
+        horizon = (self.occurrences or {}).get("horizon")
+        return horizon is None or oldest is None or oldest >= datetime.fromisoformat(horizon)
+
+
+def _options_key(options: ImportOptions) -> str:
+    """What in the options changes records: a resumed import needs the same."""
+    return repr((str(options.timezone), options.date_format, options.chat,
+                 sorted(options.owner_names)))
+
+
 class _Entry:
     """One header's record while the chat is parsed (before it becomes a Message/Call)."""
 
     __slots__ = (
-        "line", "end_line", "header", "dt", "author", "body_norm", "body_raw", "lrm",
+        "line", "lines", "header", "dt", "author", "body_norm", "body_raw", "lrm",
         "kind", "event", "extra", "media", "call", "deleted",
     )
 
     def __init__(self, line: int, header: Header, dt) -> None:
-        self.line = line
-        self.end_line = line + 1
+        self.line = line  # 0-based line of the header
+        self.lines: list[str] = []  # the header line and its continuation lines, as written
         self.header = header
         self.dt = dt
         self.author: str | None = None  # as written (normalized); None for Android system lines
@@ -195,11 +256,17 @@ class WhatsAppImporter:
             except ValueError as e:
                 raise ArgumentError(f"--date-format: {e}") from e
         notes: list[str] = []
-        aliases: dict[str, str] = dict((options.state or {}).get("chat_aliases") or {})
+        state = options.state or {}
+        aliases: dict[str, str] = dict(state.get("chat_aliases") or {})
+        resume_in: dict[str, Any] = dict(state.get(RESUME_STATE) or {})
+        resume_out: dict[str, Any] = {}
         for chat_text in chat_texts(path):
             notes.extend(chat_text.notes)
-            yield from _ChatParser(chat_text, options, forced, notes, aliases).records()
-        yield SourceState(state={"chat_aliases": aliases}, notes=notes)
+            parser = _ChatParser(chat_text, options, forced, notes, aliases)
+            yield from parser.records(resume_in.get(chat_text.where))
+            if parser.resume is not None:
+                resume_out[chat_text.where] = parser.resume
+        yield SourceState(state={"chat_aliases": aliases, RESUME_STATE: resume_out}, notes=notes)
 
 
 class _ChatParser:
@@ -218,57 +285,122 @@ class _ChatParser:
         self.forced = forced
         self.notes = notes
         self.aliases = aliases
-        self.lines = source.text.split("\n")
         self.owner_keys = {name_key(n) for n in options.owner_names if n.strip()}
+        self.resume: dict[str, Any] | None = None  # where the next import may resume
+        self.options_key = _options_key(options)
 
-    # ---- pass 1: headers and dates
+    # ---- pass 1: what only the whole file tells
 
-    def _scan_headers(self) -> list[tuple[int, Header]]:
-        found: list[tuple[int, Header]] = []
-        for i, line in enumerate(self.lines):
-            if not line or line[0] not in HEADER_START:
-                continue
-            h = match_header(for_matching(line.rstrip("\r")))
+    def _scan(self, enc: Encoding, start: _Start, colon_ok: bool,
+              exact: Scan | None = None) -> tuple[Scan, Checkpoint | None, datetime | None]:
+        """One pass over the text from `start`: header statistics, authors, the chat's names.
+
+        Messages are classified as they come, with the authors seen so far; `Scan.stale()`
+        says when the whole file would have classified one differently (then the pass is
+        repeated with `exact`, the first pass's final knowledge). Returns the scan, the last
+        checkpoint, and the oldest message time of this pass under `start.choices` (when
+        resuming, to check that the new messages are numbered within the saved window)."""
+        scan = Scan.from_json(start.scan) if start.scan else Scan()
+        fixed = (set(exact.talkers), Counter(dict(exact.authors))) if exact is not None else None
+        hasher = start.hasher.copy() if start.hasher is not None else None
+        offset, i = start.offset, start.line
+        current: _Entry | None = None
+        checkpoint: Checkpoint | None = None
+        oldest: datetime | None = None
+        for raw, line in read_lines(self.source, enc, offset):
+            h = layout = None
+            if line and line[0] in HEADER_START:
+                h = match_header(for_matching(line.rstrip("\r")))
+                if h is not None:
+                    layout = h.layout
+                    if layout == "colon" and not colon_ok:
+                        h = None
+            if h is not None and has_valid_date(h):
+                if current is not None:
+                    self._learn(current, scan, fixed)
+                if hasher is not None and scan.entries % CHECKPOINT_ENTRIES == 0:
+                    checkpoint = Checkpoint(offset, i, hasher.hexdigest(), scan.as_json())
+                if start.choices is not None:
+                    dt = date_for(h, start.choices.get(h.signature) or OrderChoice(DMY))
+                    if dt is not None and (oldest is None or dt < oldest):
+                        oldest = dt
+                current = _Entry(i, h, None)
+                current.lines.append(line)
+                if scan.first_line is None:
+                    scan.first_line = i
+            elif current is not None:
+                current.lines.append(line)
+            if layout is not None:
+                scan.layouts[layout] += 1
             if h is not None:
-                found.append((i, h))
-        if not found:
+                st = scan.orders.get(h.signature)
+                if st is None:
+                    st = scan.orders[h.signature] = DateOrderStats()
+                st.add(h)
+            if hasher is not None:
+                hasher.update(raw)
+            offset += len(raw)
+            i += 1
+        if current is not None:
+            self._learn(current, scan, fixed)
+        return scan, checkpoint, oldest
+
+    def _learn(self, e: _Entry, scan: Scan, fixed: tuple[set[str], Counter] | None) -> None:
+        """A whole message seen by the first pass: count its author, classify it, note what
+        it says about the chat."""
+        self._split(e)
+        if e.author is not None:
+            scan.authors.add(e.author)
+            if not e.lrm:
+                set.add(scan.talkers, e.author)
+        if fixed is not None:
+            self._classify(e, *fixed)
+        else:
+            self._classify(e, scan.talkers, scan.authors)
+        scan.entries += 1
+        ev = e.event
+        if ev is not None:
+            if ev.event in GROUP_EVENTS:
+                scan.group = True
+            if ev.event == "created" and ev.new:
+                scan.created.append(ev.new)
+            elif ev.event == "subject" and ev.new:
+                scan.subjects.append((ev.old, ev.new))
+        if e.kind != "system" and e.author is not None and e.author not in scan.people_seen:
+            scan.people_seen.add(e.author)
+            scan.people.append(e.author)
+
+    def _first_pass(self, enc: Encoding, start: _Start) -> tuple[Scan, Checkpoint | None, bool,
+                                                                   dict[tuple, OrderChoice], datetime | None]:
+        colon_ok = start.colon_ok
+        scan, checkpoint, oldest = self._scan(enc, start, colon_ok)
+        total = sum(scan.layouts.values())
+        # "DATE TIME: ..." is also how a continuation line may start; trust that layout only
+        # where it is the file's own.
+        wanted = not (0 < scan.layouts["colon"] < total / 2)
+        if wanted != colon_ok:
+            if start.line:  # the new part changed a whole-file decision
+                raise _Restart
+            colon_ok = wanted
+            scan, checkpoint, oldest = self._scan(enc, start, colon_ok)
+        if not total:
             raise FormatError(
                 f"{self.source.where}: no WhatsApp message header found (expected lines such as "
                 "'31/12/23, 23:59 - Name: text' or '[31/12/23, 23:59:59] Name: text')"
             )
-        layouts = Counter(h.layout for _, h in found)
-        # "DATE TIME: ..." is also how a continuation line may start; trust that layout only
-        # where it is the file's own.
-        if 0 < layouts["colon"] < len(found) / 2:
-            found = [(i, h) for i, h in found if h.layout != "colon"]
-        return found
-
-    def _dated_entries(self) -> list[_Entry]:
-        found = self._scan_headers()
-        choices = infer_date_orders([h for _, h in found], self.forced)
-        for choice in choices.values():
-            if choice.guessed:
-                self.notes.append(
-                    f"{self.source.where}: date order guessed as {ORDER_NAMES[choice.order]}"
-                    f" ({choice.reason}); use --date-format if dates look wrong"
-                )
-        entries = []
-        for i, h in found:
-            dt = date_for(h, choices[h.signature])
-            if dt is not None:  # an impossible date is text, not a header
-                entries.append(_Entry(i, h, dt))
-        if not entries:
+        if not scan.entries:
             raise FormatError(f"{self.source.where}: no message header with a valid date")
-        for entry, nxt in zip(entries, entries[1:]):
-            entry.end_line = nxt.line
-        # The last line break ends the file, not a blank line of the last record.
-        entries[-1].end_line = len(self.lines) - (self.lines[-1] == "")
-        return entries
+        if scan.stale():
+            if start.line:
+                raise _Restart
+            scan, checkpoint, oldest = self._scan(enc, start, colon_ok, exact=scan)
+        choices = choose_date_orders(scan.orders, self.forced)
+        return scan, checkpoint, colon_ok, choices, oldest
 
     # ---- pass 2: authors and bodies
 
     def _split(self, e: _Entry) -> None:
-        raw = self.lines[e.line].rstrip("\r")
+        raw = e.lines[0].rstrip("\r")
         rest = e.header.rest
         norm_len = e.header.end + len(rest)
         p = rest.find(": ")
@@ -288,7 +420,7 @@ class _ChatParser:
         e.body_norm = rest[body_start - e.header.end:] if e.author is not None else rest
 
     def _continuation(self, e: _Entry) -> list[str]:
-        cont = [line.rstrip("\r") for line in self.lines[e.line + 1 : e.end_line]]
+        cont = [line.rstrip("\r") for line in e.lines[1:]]
         while cont and not cont[-1].strip():
             cont.pop()
         return cont
@@ -340,32 +472,26 @@ class _ChatParser:
                 e.kind, e.event = "system", Event("unknown")
                 return
         author = e.author
-        if authors[author] <= 2 and (
+        if (
             len(author) > 30 or author.count(" ") >= 3 or not _QUOTES.isdisjoint(author)
-        ):
+        ) and authors[author] <= 2:  # (the cheap test first: the count is looked up rarely)
             # A system line whose text has ": " inside (a group named "Trip: 2024").
             whole = e.header.rest.strip()
             event = classify_event(whole)
             if event is not None and ": " not in event.actor and len(event.actor) < len(author):
                 e.kind, e.event, e.author = "system", event, None
                 e.body_norm = whole
-                e.body_raw = self.lines[e.line].rstrip("\r")
+                e.body_raw = e.lines[0].rstrip("\r")
                 e.body_raw = e.body_raw[raw_offset(e.body_raw, e.header.end):].strip(INVISIBLE)
 
     # ---- chat metadata
 
-    def _chat_meta(self, entries: list[_Entry]) -> tuple[Chat, str]:
+    def _chat_meta(self, scan: Scan) -> tuple[Chat, str]:
         opts, src = self.options, self.source
-        events = [e.event for e in entries if e.event is not None]
-        people: list[str] = []
-        seen = set()
-        for e in entries:
-            if e.kind != "system" and e.author is not None and e.author not in seen:
-                seen.add(e.author)
-                people.append(e.author)
-        group = any(ev.event in GROUP_EVENTS for ev in events) or len(people) > 2
-        created = [ev.new for ev in events if ev.event == "created" and ev.new]
-        subjects = [ev for ev in events if ev.event == "subject" and ev.new]
+        people = scan.people
+        group = scan.group or len(people) > 2
+        created = list(scan.created)
+        subjects = [Event("subject", old=old, new=new) for old, new in scan.subjects]
         current = (
             src.name_hint
             or (subjects[-1].new if subjects else None)
@@ -427,38 +553,117 @@ class _ChatParser:
 
     # ---- records
 
-    def records(self) -> Iterator[Record]:
-        entries = self._dated_entries()
-        yield Estimate(len(entries))
-        for e in entries:
-            self._split(e)
-        authors = Counter(e.author for e in entries if e.author is not None)
-        talkers = {e.author for e in entries if e.author is not None and not e.lrm}
-        for e in entries:
-            self._classify(e, talkers, authors)
-        chat, key = self._chat_meta(entries)
+    def records(self, resume: dict[str, Any] | None = None) -> Iterator[Record]:
+        """The chat's records; from where the last import stopped when `resume` (that import's
+        `self.resume`) still matches the text, else from the start."""
+        start = self._resume_start(resume) if resume else None
+        enc = text_encoding(self.source, valid_prefix=start.offset if start else 0)
+        if start is not None and (not enc.resumable or enc.codec != resume.get("codec")):  # type: ignore[union-attr]
+            start = None
+        try:
+            if start is None:
+                raise _Restart
+            kept = (dict(self.aliases), len(self.notes), set(self.owner_keys))
+            scan, checkpoint, colon_ok, choices, oldest = self._first_pass(enc, start)
+            chat, key = self._chat_meta(scan)
+            if not start.agrees(choices, key, oldest):
+                self.aliases.clear()
+                self.aliases.update(kept[0])
+                del self.notes[kept[1]:]
+                self.owner_keys = kept[2]
+                raise _Restart
+        except _Restart:
+            if resume:
+                self.notes.append(f"{self.source.where}: changed before the end of what was imported "
+                                  "last time: read whole and compared")
+            start = _Start.fresh(enc)
+            self.notes.extend(enc.notes)
+            scan, checkpoint, colon_ok, choices, oldest = self._first_pass(enc, start)
+            chat, key = self._chat_meta(scan)
+        for choice in choices.values():
+            if choice.guessed:
+                self.notes.append(
+                    f"{self.source.where}: date order guessed as {ORDER_NAMES[choice.order]}"
+                    f" ({choice.reason}); use --date-format if dates look wrong"
+                )
+        yield Estimate(scan.entries - start.entries)
         yield chat
+        yield from self._second_pass(enc, start, scan, colon_ok, choices, chat, key, checkpoint)
+
+    def _resume_start(self, resume: dict[str, Any]) -> _Start | None:
+        if resume.get("v") != RESUME_VERSION or resume.get("options") != self.options_key:
+            return None
+        got = prefix_digest(self.source, resume["offset"])
+        if got is None or got[0] != resume["digest"]:
+            return None
+        decided = resume["decisions"]
+        return _Start(
+            offset=resume["offset"], line=resume["line"], hasher=got[1], scan=resume["scan"],
+            entries=resume["scan"]["entries"], colon_ok=decided["colon_ok"],
+            choices={sig_from_key(k): OrderChoice(o, per_line=p) for k, (o, p) in decided["choices"].items()},
+            key=decided["key"], occurrences=resume["occurrences"],
+        )
+
+    def _second_pass(self, enc: Encoding, start: _Start, scan: Scan, colon_ok: bool,
+                     choices: dict[tuple, OrderChoice], chat: Chat, key: str,
+                     checkpoint: Checkpoint | None) -> Iterator[Record]:
+        """The records, one message at a time, with the whole file's decisions."""
         where = self.source.where
-        for i, line in enumerate(self.lines[: entries[0].line]):
-            if line.strip(INVISIBLE + " \t\r"):
+        authors, talkers = Counter(dict(scan.authors)), set(scan.talkers)
+        occurrences = (WindowOccurrences.restore(start.occurrences) if start.occurrences
+                       else WindowOccurrences())
+        saved_occurrences = None
+        tz = self.options.timezone
+        current: _Entry | None = None
+        i = start.line
+        for _raw, line in read_lines(self.source, enc, start.offset):
+            h = None
+            if line and line[0] in HEADER_START:
+                h = match_header(for_matching(line.rstrip("\r")))
+                if h is not None and h.layout == "colon" and not colon_ok:
+                    h = None
+            dt = date_for(h, choices[h.signature]) if h is not None else None
+            if dt is not None:
+                if current is not None:
+                    yield self._finish(current, talkers, authors, chat, key, occurrences, tz)
+                if checkpoint is not None and i == checkpoint.line:
+                    saved_occurrences = occurrences.snapshot()
+                current = _Entry(i, h, dt)  # type: ignore[arg-type]
+                current.lines.append(line)
+            elif current is not None:
+                current.lines.append(line)
+            elif line.strip(INVISIBLE + " \t\r"):
                 yield Problem(where, i + 1, "text before the first message header",
                               line.rstrip("\r"), chat.id)
-        occurrences = Occurrences()
-        tz = self.options.timezone
-        for e in entries:
-            yield self._record(e, chat, key, occurrences, tz)
+            i += 1
+        if current is not None:
+            yield self._finish(current, talkers, authors, chat, key, occurrences, tz)
+        if checkpoint is not None and saved_occurrences is not None:
+            self.resume = {
+                "v": RESUME_VERSION, "options": self.options_key, "codec": enc.codec,
+                "offset": checkpoint.offset, "line": checkpoint.line, "digest": checkpoint.digest,
+                "scan": checkpoint.scan, "occurrences": saved_occurrences,
+                "decisions": {"colon_ok": colon_ok, "key": key,
+                              "choices": {sig_key(s): [c.order, c.per_line] for s, c in choices.items()}},
+            }
 
-    def _record(self, e: _Entry, chat: Chat, key: str, occurrences: Occurrences,
+    def _finish(self, e: _Entry, talkers: set[str], authors: Counter, chat: Chat, key: str,
+                occurrences: WindowOccurrences, tz) -> Message | Call:
+        self._split(e)
+        self._classify(e, talkers, authors)
+        return self._record(e, chat, key, occurrences, tz)
+
+    def _record(self, e: _Entry, chat: Chat, key: str, occurrences: WindowOccurrences,
                 tz) -> Message | Call:
         h = e.header
         when = e.dt.isoformat(timespec="seconds" if h.second is not None else "minutes")
         sent_at = e.dt.replace(tzinfo=tz)
-        raw = "\n".join(self.lines[e.line : e.end_line])
+        raw = "\n".join(e.lines)
         cont = self._continuation(e)
         text = e.body_raw if not cont else e.body_raw + "\n" + "\n".join(cont)
         id_sender = e.author or ""
         if e.call is not None:
-            n = occurrences.next((when, id_sender, "\x00call:" + e.call))
+            n = occurrences.next((when, id_sender, "\x00call:" + e.call), e.dt)
             mine = self._is_owner(id_sender)
             return Call(
                 id=call_id(PLATFORM, key, when, id_sender, e.call, n), platform=PLATFORM,
@@ -508,7 +713,7 @@ class _ChatParser:
                     id_text = MEDIA_TOKEN + "\n" + text if text else MEDIA_TOKEN
         elif e.kind == "media" and text:
             id_text = MEDIA_TOKEN + "\n" + text
-        n = occurrences.next((when, id_sender, id_text))
+        n = occurrences.next((when, id_sender, id_text), e.dt)
         return Message(
             id=message_id_from_content(PLATFORM, key, when, id_sender, id_text, n),
             platform=PLATFORM, chat_id=chat.id, sent_at=sent_at, sender=sender, text=text,

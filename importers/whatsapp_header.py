@@ -18,7 +18,6 @@ many AM/PM spellings (`PM`, `p.m.`, `p. m.`, `vorm.`, `午後`...).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -182,62 +181,96 @@ class OrderChoice:
     per_line: bool = False  # the group mixes orders: decide line by line where a part > 12
 
 
-def infer_date_orders(
-    headers: list[Header], forced: str | None = None
-) -> dict[tuple, OrderChoice]:
-    """One date order per header signature, from all headers of that signature.
+class DateOrderStats:
+    """What deciding a header group's date order needs to know, gathered one header at a time
+    (so a file is read in one streaming pass), and JSON-able (so a later import of a grown
+    export can resume where the last one stopped)."""
 
-    A part above 12 is a day. When no part tells, the order under which the dates run forward
-    more often wins, then the part that changes more often is taken as the day; failing both,
-    day-first. Year-first is chosen for 4-digit leading years only (or when forced).
-    """
-    groups: dict[tuple, list[Header]] = {}
-    for h in headers:
-        groups.setdefault(h.signature, []).append(h)
+    __slots__ = ("first_day", "second_day", "back_dmy", "back_mdy", "change_a", "change_b", "prev")
+
+    def __init__(self) -> None:
+        self.first_day = self.second_day = False  # a part above 12 seen first / second
+        self.back_dmy = self.back_mdy = 0  # backward steps (plus impossible months) per order
+        self.change_a = self.change_b = 0  # how often each part changed within a year
+        self.prev: tuple[int, int, int] | None = None
+
+    def add(self, h: Header) -> None:
+        a, b, y = h.a, h.b, _year(h.c, h.c_digits)
+        self.first_day = self.first_day or a > 12
+        self.second_day = self.second_day or b > 12
+        self.back_dmy += b > 12
+        self.back_mdy += a > 12
+        prev = self.prev
+        if prev is not None:
+            a0, b0, y0 = prev
+            self.back_dmy += (y, b, a) < (y0, b0, a0)
+            self.back_mdy += (y, a, b) < (y0, a0, b0)
+            if y0 == y:
+                self.change_a += a0 != a
+                self.change_b += b0 != b
+        self.prev = (a, b, y)
+
+    def as_json(self) -> list:
+        return [self.first_day, self.second_day, self.back_dmy, self.back_mdy, self.change_a,
+                self.change_b, list(self.prev) if self.prev else None]
+
+    @classmethod
+    def from_json(cls, data: list) -> DateOrderStats:
+        st = cls()
+        (st.first_day, st.second_day, st.back_dmy, st.back_mdy, st.change_a, st.change_b, prev) = data
+        st.prev = tuple(prev) if prev else None
+        return st
+
+    def choose(self) -> OrderChoice:
+        """A part above 12 is a day. When no part tells, the order under which the dates run
+        forward more often wins, then the part that changes more often is taken as the day;
+        failing both, day-first."""
+        first_day, second_day = self.first_day, self.second_day
+        if first_day and not second_day:
+            return OrderChoice(DMY)
+        if second_day and not first_day:
+            return OrderChoice(MDY)
+        mixed = first_day and second_day
+        if self.back_dmy != self.back_mdy:
+            order = DMY if self.back_dmy < self.back_mdy else MDY
+            return OrderChoice(order, True, "dates run forward in this order", per_line=mixed)
+        if self.change_a != self.change_b:
+            order = DMY if self.change_a > self.change_b else MDY
+            return OrderChoice(order, True, "the day changes more often", per_line=mixed)
+        return OrderChoice(DMY, True, "no part above 12", per_line=mixed)
+
+
+def choose_date_orders(stats: dict[tuple, DateOrderStats], forced: str | None = None) -> dict[tuple, OrderChoice]:
+    """One date order per header signature. Year-first is chosen for 4-digit leading years
+    only (or when forced)."""
     choices: dict[tuple, OrderChoice] = {}
-    for sig, hs in groups.items():
+    for sig, st in stats.items():
         if forced:
             choices[sig] = OrderChoice(forced, reason="--date-format")
         elif sig[2]:  # 4-digit first part: year-first
             choices[sig] = OrderChoice(YMD)
         else:
-            choices[sig] = _choose_day_month(hs)
+            choices[sig] = st.choose()
     return choices
 
 
-def _choose_day_month(hs: list[Header]) -> OrderChoice:
-    first_day = any(h.a > 12 for h in hs)
-    second_day = any(h.b > 12 for h in hs)
-    if first_day and not second_day:
-        return OrderChoice(DMY)
-    if second_day and not first_day:
-        return OrderChoice(MDY)
-    # Both or neither part ever exceeds 12: decide from how the dates move.
-    triples = [(h.a, h.b, _year(h.c, h.c_digits)) for h in hs]
-    back_dmy = _backward_steps([(y, b, a) for a, b, y in triples])
-    back_mdy = _backward_steps([(y, a, b) for a, b, y in triples])
-    mixed = first_day and second_day
-    if back_dmy != back_mdy:
-        order = DMY if back_dmy < back_mdy else MDY
-        return OrderChoice(order, True, "dates run forward in this order", per_line=mixed)
-    changes = Counter()
-    for (a0, b0, y0), (a1, b1, y1) in zip(triples, triples[1:]):
-        if y0 == y1:
-            changes["a"] += a0 != a1
-            changes["b"] += b0 != b1
-    if changes["a"] != changes["b"]:
-        order = DMY if changes["a"] > changes["b"] else MDY
-        return OrderChoice(order, True, "the day changes more often", per_line=mixed)
-    return OrderChoice(DMY, True, "no part above 12", per_line=mixed)
+def infer_date_orders(
+    headers: list[Header], forced: str | None = None
+) -> dict[tuple, OrderChoice]:
+    """One date order per header signature, from all headers of that signature (in order)."""
+    stats: dict[tuple, DateOrderStats] = {}
+    for h in headers:
+        st = stats.get(h.signature)
+        if st is None:
+            st = stats[h.signature] = DateOrderStats()
+        st.add(h)
+    return choose_date_orders(stats, forced)
 
 
-def _backward_steps(dates: list[tuple[int, int, int]]) -> int:
-    """How often a date is earlier than the one before it (invalid months count too)."""
-    steps = 0
-    for prev, cur in zip(dates, dates[1:]):
-        if cur < prev:
-            steps += 1
-    return steps + sum(1 for _, month, _ in dates if month > 12)
+def has_valid_date(h: Header) -> bool:
+    """True when some date order reads `h` as a real date (else the line is text, whatever
+    order the file turns out to use)."""
+    return any(to_datetime(h, order) is not None for order in (DMY, MDY, YMD))
 
 
 def date_for(h: Header, choice: OrderChoice) -> datetime | None:

@@ -13,9 +13,10 @@ import re
 import unicodedata
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from chatmem.errors import FormatError
 
@@ -68,15 +69,25 @@ def chat_name_from_filename(filename: str) -> str | None:
 
 @dataclass
 class ChatText:
-    """One chat text ready to parse, with where it came from."""
+    """One chat text ready to parse, with where it came from. Its bytes are read as a stream
+    (`open()`, as often as a parser needs a pass), never held whole."""
 
     where: str  # for messages: "file.txt" or "Export.zip!_chat.txt"
     name_hint: str | None  # the chat name the file names give, if any
     stem: str  # a last-resort chat name
-    text: str
+    opener: Callable[[], BinaryIO]  # a fresh binary stream of the text, from its first byte
     notes: list[str] = field(default_factory=list)
     members: dict[str, tuple[str, int | None]] = field(default_factory=dict)  # basename -> (path, size)
     folder: Path | None = None  # a loose .txt's folder, where its media may lie
+
+    def open(self) -> BinaryIO:
+        return self.opener()
+
+    @property
+    def text(self) -> str:
+        """The whole text decoded (for small texts and tests; parsers stream instead)."""
+        with self.open() as fh:
+            return decode(fh.read(), self.where)[0]
 
     def find_attachment(self, name: str) -> tuple[str, int | None] | None:
         """(path, size) of the attachment file `name` where the export has it."""
@@ -150,7 +161,8 @@ def chat_texts(path: Path) -> Iterator[ChatText]:
             with zipfile.ZipFile(path) as zf:
                 yield from _zip_texts(zf, path.name, path.name, 1, f"zip:{path.resolve()}")
             return
-        data = path.read_bytes()
+        with path.open("rb"):
+            pass
     except FormatError:
         raise
     except zipfile.BadZipFile as e:
@@ -159,7 +171,6 @@ def chat_texts(path: Path) -> Iterator[ChatText]:
         raise FormatError(f"{path}: cannot read ({e.strerror or e})") from e
     if path.suffix.lower() == ".zip":
         raise FormatError(f"{path}: not a readable zip (truncated or damaged)")
-    text, notes = decode(data, path.name)
     name_hint, stem = chat_name_from_filename(path.name), path.stem
     if path.name.lower() == CHAT_TEXT_NAME:  # an unzipped iOS export: the folder has the name
         folder = path.resolve().parent.name
@@ -168,8 +179,7 @@ def chat_texts(path: Path) -> Iterator[ChatText]:
         where=path.name,
         name_hint=name_hint,
         stem=stem,
-        text=text,
-        notes=notes,
+        opener=lambda: path.open("rb"),
         folder=path.parent,
     )
 
@@ -185,24 +195,19 @@ def _is_junk(name: str) -> bool:
     return name.startswith("__MACOSX/") or "/__MACOSX/" in name or base.startswith("._") or base == ".DS_Store"
 
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit: int) -> bytes:
+def _check_member_size(info: zipfile.ZipInfo, label: str, limit: int) -> None:
     where = f"{label}!{info.filename}"
     if info.file_size > limit:
         raise FormatError(f"{where}: {info.file_size} bytes uncompressed is more than the {limit}-byte limit")
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         raise FormatError(f"{where}: compression ratio above {MAX_RATIO} (zip bomb?)")
-    try:
-        with zf.open(info) as fh:
-            data = fh.read(limit + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
-        raise FormatError(f"{where}: damaged or truncated zip member ({e})") from e
-    except RuntimeError as e:  # encrypted
-        raise FormatError(f"{where}: cannot read ({e})") from e
-    except NotImplementedError as e:
-        raise FormatError(f"{where}: unsupported compression ({e})") from e
-    if len(data) > limit:
-        raise FormatError(f"{where}: inflates past the {limit}-byte limit (zip bomb?)")
-    return data
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit: int) -> bytes:
+    where = f"{label}!{info.filename}"
+    _check_member_size(info, label, limit)
+    with _member_opener(zf, info, where, limit)() as fh:
+        return fh.read()
 
 
 def _sniff(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:
@@ -282,15 +287,57 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int,
     zip_hint = chat_name_from_filename(os.path.basename(zip_name))
     zip_stem = os.path.basename(zip_name).rsplit(".", 1)[0]
     for info in chosen:
-        data = _read_member(zf, info, label, MAX_TEXT_BYTES)
+        _check_member_size(info, label, MAX_TEXT_BYTES)
         where = f"{label}!{info.filename}"
-        text, notes = decode(data, where)
         base = info.filename.rsplit("/", 1)[-1]
         yield ChatText(
             where=where,
             name_hint=chat_name_from_filename(base) or zip_hint,
             stem=zip_stem if base.lower() == CHAT_TEXT_NAME else base.rsplit(".", 1)[0],
-            text=text,
-            notes=notes,
+            opener=_member_opener(zf, info, where, MAX_TEXT_BYTES),
             members=members,
         )
+
+
+class _LimitedMember(io.RawIOBase):
+    """A zip member's bytes, read as a stream: damage becomes a FormatError naming the member,
+    and inflating past `limit` bytes (a zip bomb whose header lies) stops the read."""
+
+    def __init__(self, fh: BinaryIO, where: str, limit: int) -> None:
+        self.fh, self.where, self.limit, self.count = fh, where, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # noqa: ANN001 - a writable buffer
+        try:
+            data = self.fh.read(len(buffer))
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+            raise FormatError(f"{self.where}: damaged or truncated zip member ({e})") from e
+        except RuntimeError as e:  # encrypted
+            raise FormatError(f"{self.where}: cannot read ({e})") from e
+        self.count += len(data)
+        if self.count > self.limit:
+            raise FormatError(f"{self.where}: inflates past the {self.limit}-byte limit (zip bomb?)")
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.fh.close()
+        super().close()
+
+
+def _member_opener(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str,
+                   limit: int) -> Callable[[], BinaryIO]:
+    def opener() -> BinaryIO:
+        try:
+            fh = zf.open(info)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+            raise FormatError(f"{where}: damaged or truncated zip member ({e})") from e
+        except RuntimeError as e:  # encrypted
+            raise FormatError(f"{where}: cannot read ({e})") from e
+        except NotImplementedError as e:
+            raise FormatError(f"{where}: unsupported compression ({e})") from e
+        return io.BufferedReader(_LimitedMember(fh, where, limit), 1 << 16)  # type: ignore[return-value]
+
+    return opener

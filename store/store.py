@@ -200,6 +200,8 @@ class Store:
             report.seconds = time.monotonic() - started
             return report
         state = dict(known.state or {}) if known is not None else {}
+        if force:  # read it all again, not only what is new since the last import
+            state.pop(rec.RESUME_STATE, None)
         shared = self._shared_aliases(importer.platform, key)
         if shared:
             state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
