@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -162,6 +163,7 @@ class Ingest:
         self.calls: list[rec.Call] = []
         self.reactions: list[rec.Reaction] = []
         self.touched_chats: set[str] = set()
+        self.inserted: Counter[str] = Counter()  # messages inserted per chat
         self.chat_names: dict[str, str] = {}
         self.state: rec.SourceState | None = None
         self.count = 0
@@ -250,17 +252,17 @@ class Ingest:
         cr.name, cr.platform = chat.name, chat.platform
 
     def finish_chats(self) -> None:
-        """Recompute count / first / last of every chat this source touched."""
+        """Bring count / first / last of every chat this source touched up to date.
+
+        The count grows by what this import inserted (it is kept on the chat row so that reads
+        never count a chat's messages); first and last are two seeks along the chat's index."""
         t, mt = m.Chat.__table__, m.Message.__table__
-        ids = sorted(self.touched_chats)
-        for i in range(0, len(ids), SQL_CHUNK):
-            part = ids[i:i + SQL_CHUNK]
-            rows = self.conn.execute(
-                select(mt.c.chat_id, func.count(), func.min(mt.c.sent_at), func.max(mt.c.sent_at))
-                .where(mt.c.chat_id.in_(part)).group_by(mt.c.chat_id)).all()
-            for chat_id, n, first, last in rows:
-                self.conn.execute(t.update().where(t.c.id == chat_id)
-                                  .values(message_count=n, first_at=first, last_at=last))
+        for chat_id in sorted(self.touched_chats):
+            first = self.conn.execute(select(func.min(mt.c.sent_at)).where(mt.c.chat_id == chat_id)).scalar()
+            last = self.conn.execute(select(func.max(mt.c.sent_at)).where(mt.c.chat_id == chat_id)).scalar()
+            self.conn.execute(t.update().where(t.c.id == chat_id).values(
+                message_count=t.c.message_count + self.inserted.get(chat_id, 0),
+                first_at=first, last_at=last))
 
     # -- messages
     def flush_messages(self) -> None:
@@ -300,6 +302,7 @@ class Ingest:
                 versions.extend(self._version_rows(msg_id, msg.versions, "source"))
                 attachments.extend(self._attachment_rows(msg_id, msg.attachments))
                 cr.new += 1
+                self.inserted[msg.chat_id] += 1
                 if self.fresh:
                     self.written.add(msg_id)
                 existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
