@@ -8,6 +8,7 @@ highest `seq` it has applied, so an index behind the database is noticed and cau
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -26,7 +28,8 @@ SCHEMA_VERSION = 2
 
 
 class Base(DeclarativeBase):
-    pass
+    if TYPE_CHECKING:  # every model here is mapped to a table (not a join or a select)
+        __table__: ClassVar[Table]
 
 
 class Meta(Base):

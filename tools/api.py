@@ -5,7 +5,7 @@ The MCP server and the CLI wrap these; `RESULT_SCHEMAS` in `types.py` describes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .attachments import read_attachment
@@ -23,7 +23,7 @@ from .raw import read_raw_data
 from .search import search_memory
 from .types import RESULT_SCHEMAS, RESULT_TYPES
 
-TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
+TOOLS: dict[str, Callable[..., Mapping[str, Any]]] = {
     "search_memory": search_memory,
     "get_context": get_context,
     "get_conversation_context": get_conversation_context,
@@ -41,7 +41,7 @@ READ_TOOLS = frozenset({"search_memory", "get_context", "get_conversation_contex
 WRITE_TOOLS = frozenset({"start_conversation", "log_conversation_turn", "save_memory"})
 
 # Not MCP tools: the owner's memory switches, used by `chatmem memory show|pause|unpause`.
-MEMORY_ADMIN: dict[str, Callable[..., dict[str, Any]]] = {
+MEMORY_ADMIN: dict[str, Callable[..., Mapping[str, Any]]] = {
     "get_memory": get_memory,
     "pause_memory": pause_memory,
 }

@@ -18,7 +18,7 @@ import io
 import warnings
 from typing import Any, Literal, NotRequired
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from chatmem.config import Seat
@@ -44,8 +44,8 @@ Kind = Literal["image", "text", "pdf", "audio", "video", "other"]
 STRICT = ConfigDict(extra="forbid")
 
 
+@with_config(STRICT)
 class ImagePart(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     mime_type: str
     width: int
     height: int
@@ -55,8 +55,8 @@ class ImagePart(TypedDict):
     location: NotRequired[list[float]]  # [latitude, longitude] from EXIF, for seats that may see it
 
 
+@with_config(STRICT)
 class ReadAttachmentResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     ok: bool
     id: str
     name: NotRequired[str | None]

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError
 from chatmem.store import Store
 
 from .lookup import check_int
 from .records import chat_name, timestamp_fields
+from .types import ChatInfo, ListChatsResult
 
 
 def list_chats(store: Store, seat: Seat, platform: str | None = None, query: str | None = None,
-               limit: int = 50) -> dict[str, Any]:
+               limit: int = 50) -> ListChatsResult:
     limit = check_int(limit, "limit", 1, 500)
     if query is not None and not isinstance(query, str):
         raise ArgumentError("query must be a string")
@@ -21,7 +20,7 @@ def list_chats(store: Store, seat: Seat, platform: str | None = None, query: str
     with store.reader() as r:
         rows = r.chats(seat, platform=platform, query=query, limit=limit + 1)
         names = r.names()
-    chats = []
+    chats: list[ChatInfo] = []
     for row in rows[:limit]:
         chats.append({
             "source": row.id, "platform": row.platform, "chat": chat_name(row, names), "group": bool(row.is_group),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import heapq
 import json
+from collections.abc import Mapping
+from datetime import tzinfo
 from typing import Any
 
 from chatmem.config import Seat
@@ -30,32 +32,36 @@ from .memory import memory_info, no_conversation
 from .records import sender_name, timestamp_fields
 from .search import chat_matches
 from .secrets import masker
+from .types import CallItem, ConversationContextResult, MessageItem
 
 PAGE = 200
 MAX_QUERY_MATCHES = 50
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
 
 
-def item_tokens(item: dict[str, Any]) -> int:
+def item_tokens(item: Mapping[str, Any]) -> int:
     """Tokens of one item: its `json.dumps` length / 4, rounded up."""
     return approx_tokens(len(json.dumps(item)))
+
+
+Item = MessageItem | CallItem
 
 
 class _Items:
     """Turns rows into masked items, remembering each item's tokens."""
 
-    def __init__(self, seat: Seat, tz, names: dict[str, str] | None = None):
+    def __init__(self, seat: Seat, tz: tzinfo, names: Mapping[str, str] | None = None):
         self.mask = masker(seat)
         self.tz = tz
         self.names = names
 
-    def message(self, row: Any) -> dict[str, Any]:
+    def message(self, row: Any) -> MessageItem:
         text = row.text or ("[media]" if row.kind == "media" else "")
         return {"type": "message", "id": row.id,
                 "timestamp": timestamp_fields(row.sent_at, self.tz)["timestamp"],
                 "sender": sender_name(row, self.names), "text": self.mask(text)}
 
-    def call(self, row: Any) -> dict[str, Any]:
+    def call(self, row: Any) -> CallItem:
         return {"type": "call", "call_id": row.id,
                 "timestamp": timestamp_fields(row.started_at, self.tz)["timestamp"],
                 "direction": row.direction, "text": self.mask(call_text(row))}
@@ -63,7 +69,7 @@ class _Items:
 
 def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,
                              query: str | None = None, since: str | None = None,
-                             include_memory: bool = False) -> dict[str, Any]:
+                             include_memory: bool = False) -> ConversationContextResult:
     """The most recent items of a conversation that fit `token_budget`, newest first."""
     timer = Timer()
     conversation_id = check_id(conversation_id, "conversation_id")
@@ -86,7 +92,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             ((m.sent_at, 1, m.ordinal, m.id, "message", m) for m in r.messages_newest_first(chat.id, t_since)),
             ((c.started_at, 0, 0, c.id, "call", c) for c in calls),
             key=lambda e: e[:4], reverse=True)
-        window: list[tuple[tuple, dict, int]] = []  # (order key, item, tokens), newest first
+        window: list[tuple[tuple, Item, int]] = []  # (order key, item, tokens), newest first
         used = 0
         for entry in stream:
             kind, row = entry[4], entry[5]
@@ -99,7 +105,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
 
         # older items that also deserve a place: query matches (best first), then older calls
         in_window = {e[3] for e, _, _ in window}
-        extras: list[tuple[tuple, dict]] = []
+        extras: list[tuple[tuple, Item]] = []
         if matches:
             wanted = [i for i in matches if i not in in_window]
             rows = r.chat_messages_by_id(chat.id, wanted)
@@ -112,24 +118,24 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             reserve = min(token_budget // 2, sum(costs))
             given_back = []
             while window and used > token_budget - reserve:
-                entry = window.pop()  # the oldest of the window makes room for the extras
-                given_back.append(entry)
-                used -= entry[2]
+                oldest = window.pop()  # the oldest of the window makes room for the extras
+                given_back.append(oldest)
+                used -= oldest[2]
             for (key, item), cost in zip(extras, costs):
                 if used + cost <= token_budget:
                     window.append((key, item, cost))
                     used += cost
-            for entry in reversed(given_back):  # room the extras did not need goes back to recency
-                if used + entry[2] > token_budget:
+            for kept in reversed(given_back):  # room the extras did not need goes back to recency
+                if used + kept[2] > token_budget:
                     break
-                window.append(entry)
-                used += entry[2]
+                window.append(kept)
+                used += kept[2]
 
         total = r.count_messages(chat, t_since) + len(calls)
         memory = memory_info(r, seat, chat, tz) if include_memory else None
 
     items = [item for _, item, _ in sorted(window, key=lambda e: e[0], reverse=True)]
-    result: dict[str, Any] = {
+    result: ConversationContextResult = {
         "items": items,
         "approx_tokens": used,
         "items_included": len(items),

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import heapq
 import uuid
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import Any, Literal
 
 from chatmem import records as rec
 from chatmem.config import Seat
@@ -23,8 +24,10 @@ from .lookup import call_record, check_id, check_int, check_text
 from .memory import require_write
 from .records import sender_name, timestamp_fields
 from .secrets import masker
+from .types import HistoryResult, LogTurnResult, StartConversationResult, Turn
 
-ROLES = ("user", "assistant", "system")
+Role = Literal["user", "assistant", "system"]
+ROLES: tuple[Role, ...] = ("user", "assistant", "system")
 MAX_TURN_CHARS = 100_000
 MAX_SUBJECT_CHARS = 200
 MAX_REFS = 50
@@ -45,7 +48,7 @@ MAX_OFFSET = 100_000
 
 
 def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max_turns: int = 10,
-                             offset: int = 0) -> dict[str, Any]:
+                             offset: int = 0) -> HistoryResult:
     """The most recent `max_turns` turns after skipping the `offset` newest, oldest first;
     unknown ids give no turns."""
     conversation_id = check_id(conversation_id, "conversation_id")
@@ -78,10 +81,10 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
 
 
-def _message_turn(row: Any, chat: Any, tz, names: dict[str, str] | None = None) -> dict[str, Any]:
+def _message_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> Turn:
     extra = row.extra or {}
     if chat.platform == AGENT:
-        role = row.role if row.role in ROLES else "user"
+        role: Role = row.role if row.role in ROLES else "user"
         content = row.text or ""
         refs = [str(r) for r in extra.get("refs", [])]
     else:
@@ -94,13 +97,13 @@ def _message_turn(row: Any, chat: Any, tz, names: dict[str, str] | None = None) 
             "refs": refs}
 
 
-def _call_turn(row: Any, chat: Any, tz, names: dict[str, str] | None = None) -> dict[str, Any]:
+def _call_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> Turn:
     record = call_record(row, chat, tz, names)
     return {"turnNumber": 0, "role": "system", "content": record["content"], "timestamp": record["timestamp"],
             "sender": row.peer or "", "refs": [row.id]}
 
 
-def history_to_messages(turns: list[dict[str, Any]]) -> list[dict[str, str]]:
+def history_to_messages(turns: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     """Turns as `{role, content}` messages for a model call, system turns dropped.
 
     [{"role": "system", ...}, {"role": "user", "content": "hi", ...}] -> [{"role": "user", "content": "hi"}]
@@ -117,7 +120,7 @@ def _check_seat_sees_sessions(seat: Seat) -> None:
                                f"platform {AGENT!r}), so it may not start one")
 
 
-def start_conversation(store: Store, seat: Seat, subject: str | None = None) -> dict[str, Any]:
+def start_conversation(store: Store, seat: Seat, subject: str | None = None) -> StartConversationResult:
     """A new agent session; returns its `conversation_id`."""
     require_write(seat, "start_conversation")
     _check_seat_sees_sessions(seat)
@@ -144,7 +147,7 @@ def _check_refs(refs: Any) -> list[str]:
 
 
 def log_conversation_turn(store: Store, seat: Seat, conversation_id: str, role: str, content: str,
-                          refs: list[str] | None = None) -> dict[str, Any]:
+                          refs: list[str] | None = None) -> LogTurnResult:
     """Append one turn to an agent session; returns its `turnNumber` and `t_` id."""
     require_write(seat, "log_conversation_turn")
     conversation_id = check_id(conversation_id, "conversation_id")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from datetime import datetime, timezone, tzinfo
-from typing import Any
+from typing import Any, overload
 
 from chatmem.errors import ArgumentError
 
 from .records import chat_name, timestamp_fields
+from .types import MessageRecord
 
 MAX_ID_CHARS = 64
 
@@ -43,6 +45,10 @@ def check_id(value: Any, name: str) -> str:
     return value.strip()
 
 
+@overload
+def check_text(value: Any, name: str, max_chars: int) -> str: ...
+@overload
+def check_text(value: Any, name: str, max_chars: int, *, optional: bool) -> str | None: ...
 def check_text(value: Any, name: str, max_chars: int, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
@@ -102,14 +108,15 @@ def call_text(row: Any, excerpt_chars: int = 600) -> str:
     return what
 
 
-def call_record(row: Any, chat: Any, tz: tzinfo, names: dict[str, str] | None = None) -> dict[str, Any]:
+def call_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> MessageRecord:
     """A call in the shape of a message record (kind `call`)."""
     text = call_text(row)
     if row.summary or row.transcript:
         text = f"{row.direction} {row.media} call: {text}"
     sender = row.peer or ""
+    stamp = timestamp_fields(row.started_at, tz)
     return {
-        "id": row.id, **timestamp_fields(row.started_at, tz), "platform": row.platform,
+        "id": row.id, "date": stamp["date"], "timestamp": stamp["timestamp"], "platform": row.platform,
         "chat": chat_name(chat, names),
         "group": bool(chat.is_group) if chat is not None else False,
         "sender": sender, "content": text,

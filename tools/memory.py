@@ -19,6 +19,7 @@ from chatmem.store.reads import Reader
 from .lookup import approx_tokens, check_bool, check_id, check_text
 from .records import timestamp_fields
 from .secrets import masker
+from .types import MemoryInfo, PauseMemoryResult, SaveMemoryResult
 
 MAX_MEMORY_CHARS = 20_000
 MAX_CITES = 200
@@ -37,7 +38,7 @@ def no_conversation(conversation_id: str) -> NotFound:
     return NotFound(f"no conversation with id {conversation_id!r} (list_chats gives the ids)")
 
 
-def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> dict[str, Any]:
+def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> MemoryInfo:
     """The `memory` object of get_conversation_context for a chat the seat may read."""
     if not seat.memory:
         return {"status": "off"}
@@ -61,7 +62,7 @@ def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> dict[str, Any]:
     }
 
 
-def get_memory(store: Store, seat: Seat, conversation_id: str) -> dict[str, Any]:
+def get_memory(store: Store, seat: Seat, conversation_id: str) -> MemoryInfo:
     """A conversation's current memory and its status (`chatmem memory show`)."""
     conversation_id = check_id(conversation_id, "conversation_id")
     with store.reader() as r:
@@ -80,7 +81,7 @@ def _check_cites(cites: Any) -> list[str]:
     return list(dict.fromkeys(c.strip() for c in cites))
 
 
-def save_memory(store: Store, seat: Seat, conversation_id: str, text: str, cites: list[str]) -> dict[str, Any]:
+def save_memory(store: Store, seat: Seat, conversation_id: str, text: str, cites: list[str]) -> SaveMemoryResult:
     """Store a new version of a conversation's memory; every cited id must be in it."""
     require_write(seat, "save_memory")
     if not seat.memory:
@@ -105,7 +106,7 @@ def save_memory(store: Store, seat: Seat, conversation_id: str, text: str, cites
             "token_count": approx_tokens(len(masker(seat)(text))), "cites": cites}
 
 
-def pause_memory(store: Store, seat: Seat, conversation_id: str, paused: bool = True) -> dict[str, Any]:
+def pause_memory(store: Store, seat: Seat, conversation_id: str, paused: bool = True) -> PauseMemoryResult:
     """Pause (or resume) memory for one conversation: context calls then report `paused`."""
     require_write(seat, "pause memory")
     conversation_id = check_id(conversation_id, "conversation_id")

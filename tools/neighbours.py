@@ -6,8 +6,6 @@ the messages before and after the hit with two bounded queries.
 
 from __future__ import annotations
 
-from typing import Any
-
 from chatmem.config import Seat
 from chatmem.errors import NotFound
 from chatmem.store import Store
@@ -15,9 +13,10 @@ from chatmem.store import Store
 from .lookup import call_record, check_id, check_int
 from .records import message_record
 from .secrets import masker
+from .types import ContextMessage, ContextResult
 
 
-def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after: int = 5) -> dict[str, Any]:
+def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after: int = 5) -> ContextResult:
     """The hit and up to `before` / `after` messages around it in its chat, oldest first.
 
     A call id works too: the call is the hit, placed among the messages by its start time.
@@ -43,12 +42,8 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
             key = (row.started_at, -1, "")
         older, newer = r.neighbours(row.chat_id, *key, before=before, after=after)
     mask = masker(seat)
-    messages = []
-    for other in reversed(older):
-        messages.append({**message_record(other, chat, tz, names), "hit": False})
-    messages.append({**hit, "hit": True})
-    for other in newer:
-        messages.append({**message_record(other, chat, tz, names), "hit": False})
-    for m in messages:
-        m["content"] = mask(m["content"])
+    shown = [(message_record(other, chat, tz, names), False) for other in reversed(older)]
+    shown += [(hit, True)] + [(message_record(other, chat, tz, names), False) for other in newer]
+    messages: list[ContextMessage] = [{**record, "content": mask(record["content"]), "hit": is_hit}
+                                      for record, is_hit in shown]
     return {"messages": messages}

@@ -19,6 +19,7 @@ from chatmem.store.reads import Reader
 from .lookup import call_text
 from .records import timestamp_fields
 from .secrets import masker
+from .types import RawResult
 
 MAX_CHARS = 1_000_000
 VERSION_MARK = "@v"
@@ -128,7 +129,7 @@ def _memory(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
 READERS = (("mem_", _memory), ("c_", _call), ("a_", _attachment), ("", _message))
 
 
-def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) -> dict[str, Any]:
+def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) -> RawResult:
     """The whole original record (or its first `max_chars` characters)."""
     if not isinstance(record_id, str) or not record_id.strip() or len(record_id) > 80:
         raise ArgumentError("record_id must be an id string of 1 to 80 characters, as search_memory gives it")

@@ -8,6 +8,8 @@ from typing import Any
 
 from chatmem.store.people import chat_name, sender_name
 
+from .types import MessageRecord
+
 
 def local(dt: datetime, tz: tzinfo) -> datetime:
     """A stored naive-UTC datetime in the owner's zone."""
@@ -20,13 +22,15 @@ def timestamp_fields(dt: datetime, tz: tzinfo) -> dict[str, str]:
     return {"date": when.strftime("%Y-%m-%d %H:%M"), "timestamp": when.isoformat()}
 
 
-def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> dict[str, Any]:
+def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> MessageRecord:
     """A message row (+ its chat row) as the dict every tool returns."""
     text = row.text or ""
     sender = sender_name(row, names)
+    stamp = timestamp_fields(row.sent_at, tz)
     return {
         "id": row.id,
-        **timestamp_fields(row.sent_at, tz),
+        "date": stamp["date"],
+        "timestamp": stamp["timestamp"],
         "platform": row.platform,
         "chat": chat_name(chat, names),
         "group": bool(chat.is_group) if chat is not None else False,

@@ -26,6 +26,7 @@ from chatmem.store.scope import chat_filter, expired_sessions
 from .lookup import Timer, call_record, call_text, check_int, parse_time
 from .records import message_record
 from .secrets import masker
+from .types import SearchHit, SearchResult
 
 __all__ = ["check_int", "parse_time", "search_memory"]
 
@@ -68,7 +69,7 @@ def _check_syntax(query: str) -> None:
     if depth != 0:
         raise QueryError(f"the query {query!r} has unbalanced parentheses")
     for word in _WILDCARD_WORD.findall(query):
-        literal = re.match(r"[^*?]*", word.lstrip("+-")).group(0)
+        literal = re.sub(r"[*?].*", "", word.lstrip("+-"))
         if len(literal) < MIN_PREFIX_CHARS:
             raise QueryError(f"the query {query!r} has {word!r}: a prefix* needs at least "
                              f"{MIN_PREFIX_CHARS} letters before the *")
@@ -119,7 +120,7 @@ def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
-                  sort: str = "relevance", person: str | None = None, offset: int = 0) -> dict[str, Any]:
+                  sort: str = "relevance", person: str | None = None, offset: int = 0) -> SearchResult:
     """Messages and calls matching `query`, best (or newest) first, with exact totals.
 
     `person` (a name, phone number, e-mail or person id) finds that person's messages on
@@ -243,7 +244,7 @@ def _strip_negations(q):
 
 
 def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]], terms: frozenset,
-                  tz) -> list[dict]:
+                  tz) -> list[SearchHit]:
     ids = [i for i, _ in page]
     mt, ct, ch = Message.__table__, Call.__table__, Chat.__table__
     with store.read() as conn:
@@ -254,7 +255,7 @@ def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]]
         chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
         names = store.display_names(conn)
     mask = masker(seat)
-    out = []
+    out: list[SearchHit] = []
     for doc_id, score in page:
         if doc_id in msgs:
             row = msgs[doc_id]
@@ -266,10 +267,9 @@ def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]]
             text = " ".join(x for x in (row.summary, row.transcript) if x) or call_text(row)
         else:
             continue  # indexed but gone from the database: never show a ghost
-        item["content"] = mask(item["content"])
-        item["score"] = round(float(score), 4) if score is not None else 0.0
-        item["snippet"] = snippet(mask(text), terms)
-        out.append(item)
+        out.append({**item, "content": mask(item["content"]),
+                    "score": round(float(score), 4) if score is not None else 0.0,
+                    "snippet": snippet(mask(text), terms)})
     return out
 
 

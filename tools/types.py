@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 STRICT = ConfigDict(extra="forbid")
 
 
+@with_config(STRICT)
 class MessageRecord(TypedDict):
     """One message (or call) as the tools show it: SPEC "The normalized record"."""
 
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     id: str
     date: str
     timestamp: str
@@ -33,32 +33,32 @@ class MessageRecord(TypedDict):
     kind: Literal["text", "media", "system", "call"]
 
 
+@with_config(STRICT)
 class SearchHit(MessageRecord):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     score: float
     snippet: str
 
 
+@with_config(STRICT)
 class SearchResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     results: list[SearchHit]
     total: int
     has_more: bool
     server_ms: float
 
 
+@with_config(STRICT)
 class ContextMessage(MessageRecord):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     hit: bool
 
 
+@with_config(STRICT)
 class ContextResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     messages: list[ContextMessage]
 
 
+@with_config(STRICT)
 class MessageItem(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     type: Literal["message"]
     id: str
     timestamp: str
@@ -66,8 +66,8 @@ class MessageItem(TypedDict):
     text: str
 
 
+@with_config(STRICT)
 class CallItem(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     type: Literal["call"]
     call_id: str
     timestamp: str
@@ -75,14 +75,14 @@ class CallItem(TypedDict):
     text: str
 
 
+@with_config(STRICT)
 class Freshness(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     saved_at: str  # when this version was written (ISO 8601)
     messages_since: int  # messages and calls newer than both the saving and the newest cited item
 
 
+@with_config(STRICT)
 class MemoryInfo(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     status: Literal["ok", "off", "missing", "stale", "paused"]
     id: NotRequired[str]
     text: NotRequired[str]
@@ -92,8 +92,8 @@ class MemoryInfo(TypedDict):
     cites: NotRequired[list[str]]
 
 
+@with_config(STRICT)
 class ConversationContextResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     items: list[MessageItem | CallItem]
     approx_tokens: int
     items_included: int
@@ -103,8 +103,8 @@ class ConversationContextResult(TypedDict):
     memory: NotRequired[MemoryInfo]
 
 
+@with_config(STRICT)
 class Turn(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     turnNumber: int
     role: Literal["user", "assistant", "system"]
     content: str
@@ -113,29 +113,29 @@ class Turn(TypedDict):
     refs: list[str]
 
 
+@with_config(STRICT)
 class HistoryResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     turns: list[Turn]
     totalTurns: int
     subject: str | None
     isExpired: bool
 
 
+@with_config(STRICT)
 class StartConversationResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     conversation_id: str
     subject: str | None
 
 
+@with_config(STRICT)
 class LogTurnResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     conversation_id: str
     turnNumber: int
     id: str  # the turn's `t_` id: searchable, readable with read_raw_data
 
 
+@with_config(STRICT)
 class ChatInfo(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     source: str
     platform: str
     chat: str
@@ -146,14 +146,14 @@ class ChatInfo(TypedDict):
     last: str | None
 
 
+@with_config(STRICT)
 class ListChatsResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     chats: list[ChatInfo]
     has_more: bool
 
 
+@with_config(STRICT)
 class Relations(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     chat: str | None
     reply_to: str | None
     replies: list[str]
@@ -165,8 +165,8 @@ class Relations(TypedDict):
     cites: NotRequired[list[str]]  # a memory's citations
 
 
+@with_config(STRICT)
 class RawResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     ok: bool
     id: str
     type: NotRequired[Literal["message", "call", "attachment", "turn", "memory"]]
@@ -178,8 +178,8 @@ class RawResult(TypedDict):
     error: NotRequired[str]
 
 
+@with_config(STRICT)
 class SaveMemoryResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     id: str
     conversation_id: str
     version: int
@@ -187,8 +187,8 @@ class SaveMemoryResult(TypedDict):
     cites: list[str]
 
 
+@with_config(STRICT)
 class PauseMemoryResult(TypedDict):
-    __pydantic_config__ = STRICT  # type: ignore[misc]
     conversation_id: str
     paused: bool
 

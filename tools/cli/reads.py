@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 import click
 
 from chatmem.errors import NotFound
@@ -171,7 +175,7 @@ def memory():
     """A conversation's saved memory: show, save a new version, pause or unpause it."""
 
 
-def _print_memory(mem: dict) -> None:
+def _print_memory(mem: Mapping[str, Any]) -> None:
     click.echo(f"memory: {mem['status']}")
     if "text" in mem:
         fresh = mem["freshness"]
@@ -210,7 +214,7 @@ def memory_save(app: AppContext, conversation_id, text, cites, as_json):
     from ..memory import save_memory
 
     if text == "-":
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     result = save_memory(app.store(), app.seat(), conversation_id, text, list(cites))
     emit(result, as_json, text=f"saved memory version {result['version']} ({result['id']}) "
                               f"for {result['conversation_id']}")

@@ -74,8 +74,10 @@ def _allows(schema: dict[str, Any] | None, key: str) -> bool:
 
 
 def _drop_items(name: str, result: dict[str, Any], size: int, limit: int) -> int:
-    key, end = MAIN_LIST.get(name, (None, None))
-    items = result.get(key) if key else None
+    if name not in MAIN_LIST:
+        return 0
+    key, end = MAIN_LIST[name]
+    items = result.get(key)
     if not isinstance(items, list) or len(items) <= 1:
         return 0
     sizes = [len(dumps(item)) + 1 for item in items]

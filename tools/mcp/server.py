@@ -51,28 +51,6 @@ def tool_functions() -> tuple[dict[str, Any], frozenset[str]]:
     return dict(TOOLS), frozenset(WRITE_TOOLS)
 
 
-def result_types() -> tuple[dict[str, type], dict[str, dict]]:
-    """(TypedDict per tool, JSON Schema per tool) from `tools.types`."""
-    from .. import types as result_module
-    from .specs import TOOL_SPECS
-
-    schemas: dict[str, dict] = dict(getattr(result_module, "RESULT_SCHEMAS", {}))
-    found: dict[str, type] = dict(getattr(result_module, "RESULT_TYPES", {}) or {})
-    for spec in TOOL_SPECS:
-        if spec.name in found:
-            continue
-        # by the schema's title (pydantic titles a TypedDict's schema with its class name),
-        # else by convention: search_memory -> SearchMemoryResult
-        names = [str((schemas.get(spec.name) or {}).get("title", "")),
-                 "".join(w.title() for w in spec.name.split("_")) + "Result"]
-        for n in names:
-            t = getattr(result_module, n, None) if n else None
-            if isinstance(t, type):
-                found[spec.name] = t
-                break
-    return found, schemas
-
-
 class ToolRunner:
     """Calls one tool function for one seat on the shared store, one call at a time."""
 
@@ -129,23 +107,18 @@ def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPSe
     assistants (`Seat.for_assistants`)."""
     from mcp.server import MCPServer
 
+    from ..types import RESULT_SCHEMAS
     from .specs import READ, TOOL_SPECS, WRITE
 
     seat = seat.for_assistants()
     functions, writes = tool_functions()
-    types, schemas = result_types()
-    runner = ToolRunner(store, seat, functions, schemas, lock or threading.Lock())
+    runner = ToolRunner(store, seat, functions, RESULT_SCHEMAS, lock or threading.Lock())
     server = MCPServer("chatmem", title="chatmem", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
     for spec in tools_for(seat, functions, writes):
+        # the wrapper's return annotation (the tool function's result type) gives the tool
+        # its output schema
         fn = spec.make(runner)
-        if spec.name in types:
-            # the return annotation is what gives the tool its output schema; the function
-            # returns a CallToolResult whose structured content the SDK checks against it
-            fn.__annotations__["return"] = types[spec.name]
-        else:
-            log.warning("tool %s has no result type in tools/types.py: served without an "
-                        "output schema", spec.name)
         server.add_tool(fn, name=spec.name, title=spec.title, description=spec.description,
                         annotations=WRITE if spec.name in writes else READ)
     missing = [s.name for s in TOOL_SPECS if s.name not in functions]

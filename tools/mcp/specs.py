@@ -2,7 +2,9 @@
 a description an assistant can route on, and its annotations.
 
 Each function here only names its arguments and hands them, unchanged, to `run(name, ...)`,
-which calls the library function the CLI calls (see `server.ToolRunner`). Defaults are the
+which calls the library function the CLI calls (see `server.ToolRunner`). Its return annotation
+is that function's result type (a test holds them equal): the SDK publishes it as the tool's
+output schema and checks the structured content `run` returns against it. Defaults are the
 SPEC's; ranges are repeated in the schema so a client can check them before calling, and the
 library checks them again for every other caller.
 """
@@ -15,6 +17,19 @@ from typing import Annotated, Any, Literal
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
+
+from ..types import (
+    ContextResult,
+    ConversationContextResult,
+    HistoryResult,
+    ListChatsResult,
+    LogTurnResult,
+    RawResult,
+    ReadAttachmentResult,
+    SaveMemoryResult,
+    SearchResult,
+    StartConversationResult,
+)
 
 # reads change nothing, and asking twice gives the same answer (until an import adds more)
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False,
@@ -80,7 +95,7 @@ def _search_memory(run: Run):
         offset: Annotated[int, Field(
             description="Skip this many results: the next page is offset + limit while has_more "
                         "is true. 0–10000. Default 0.", ge=0, le=10_000)] = 0,
-    ):
+    ) -> SearchResult:
         return run("search_memory", query=query, platform=platform, source=source, sender=sender,
                    group=group, since=since, until=until, limit=limit, sort=sort, person=person,
                    offset=offset)
@@ -97,7 +112,7 @@ def _get_context(run: Run):
                                      ge=0, le=50)] = 5,
         after: Annotated[int, Field(description="Messages to show after it, 0–50. Default 5.",
                                     ge=0, le=50)] = 5,
-    ):
+    ) -> ContextResult:
         return run("get_context", memory_id=memory_id, before=before, after=after)
 
     return get_context
@@ -118,7 +133,7 @@ def _get_conversation_context(run: Run):
         include_memory: Annotated[bool, Field(
             description="Also return the conversation's saved memory (summary with citations) and "
                         "its status: ok, off, missing, stale or paused. Default false.")] = False,
-    ):
+    ) -> ConversationContextResult:
         return run("get_conversation_context", conversation_id=conversation_id,
                    token_budget=token_budget, query=query, since=since, include_memory=include_memory)
 
@@ -134,7 +149,7 @@ def _get_conversation_history(run: Run):
             description="Skip this many of the newest turns, to page back: offset 10 with max_turns "
                         "10 gives the ten turns before the latest ten. 0–100000. Default 0.",
             ge=0, le=100_000)] = 0,
-    ):
+    ) -> HistoryResult:
         return run("get_conversation_history", conversation_id=conversation_id, max_turns=max_turns,
                    offset=offset)
 
@@ -150,7 +165,7 @@ def _read_raw_data(run: Run):
             description="Return only the first N characters of the content; 0 (the default) "
                         "returns all of it (very long records are still cut to fit the response "
                         "limit, and say so). At most 1000000.", ge=0, le=1_000_000)] = 0,
-    ):
+    ) -> RawResult:
         return run("read_raw_data", record_id=record_id, max_chars=max_chars)
 
     return read_raw_data
@@ -167,7 +182,7 @@ def _read_attachment(run: Run):
                         "default 400000.", ge=1_000, le=4_000_000)] = 400_000,
         page: Annotated[int, Field(
             description="Which page of a text document or PDF, from 1. Default 1.", ge=1)] = 1,
-    ):
+    ) -> ReadAttachmentResult:
         return run("read_attachment", attachment_id=attachment_id, max_bytes=max_bytes, page=page)
 
     return read_attachment
@@ -181,7 +196,7 @@ def _list_chats(run: Run):
                         "(case-insensitive). Default: all chats.")] = None,
         limit: Annotated[int, Field(description="How many chats to return, 1–500. Default 50.",
                                     ge=1, le=500)] = 50,
-    ):
+    ) -> ListChatsResult:
         return run("list_chats", platform=platform, query=query, limit=limit)
 
     return list_chats
@@ -193,7 +208,7 @@ def _start_conversation(run: Run):
             description="What the session is about, shown by get_conversation_history even after "
                         "the session expires; at most 200 characters. Default: none.",
             max_length=200)] = None,
-    ):
+    ) -> StartConversationResult:
         return run("start_conversation", subject=subject)
 
     return start_conversation
@@ -210,7 +225,7 @@ def _log_conversation_turn(run: Run):
         refs: Annotated[list[str] | None, Field(
             description="Ids this turn relates to (messages, calls, chats it used), at most 50. "
                         "Default: none.", max_length=50)] = None,
-    ):
+    ) -> LogTurnResult:
         return run("log_conversation_turn", conversation_id=conversation_id, role=role,
                    content=content, refs=refs)
 
@@ -227,7 +242,7 @@ def _save_memory(run: Run):
             description="Ids of the messages and calls of this conversation the memory rests on; "
                         "each must exist in this conversation. Its newest cited item decides when "
                         "the memory becomes stale. 1–200 ids.", min_length=1, max_length=200)],
-    ):
+    ) -> SaveMemoryResult:
         return run("save_memory", conversation_id=conversation_id, text=text, cites=cites)
 
     return save_memory
