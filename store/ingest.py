@@ -80,6 +80,34 @@ def call_digest(call: rec.Call) -> str:
     return _digest({k: v for k, v in asdict(call).items() if k not in ("line",)})
 
 
+class SeenIds:
+    """A set of ids that may answer "maybe" (a Bloom filter): fixed memory however many ids,
+    so that an import of millions of messages does not grow with them. "Maybe" is then
+    checked against the database; with 1M ids about 0.4% of lookups are wasted.
+
+    >>> seen = SeenIds(); seen.add("m_1"); ("m_1" in seen, "m_2" in seen)
+    (True, False)
+    """
+
+    BITS = 1 << 25  # 4 MB
+
+    def __init__(self) -> None:
+        self.bits = bytearray(self.BITS // 8)
+
+    def _slots(self, key: str) -> tuple[int, int]:
+        h = hash(key)  # per-process hashing is all an in-memory filter needs
+        return h & (self.BITS - 1), (h >> 25) & (self.BITS - 1)
+
+    def add(self, key: str) -> None:
+        for slot in self._slots(key):
+            self.bits[slot >> 3] |= 1 << (slot & 7)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        return all(self.bits[slot >> 3] & (1 << (slot & 7)) for slot in self._slots(key))
+
+
 # ---------------------------------------------------------------------- the report
 
 
@@ -174,7 +202,8 @@ class Ingest:
         # per-batch lookups of earlier rows (a fifth of a first import's database time).
         mt = m.Message.__table__
         self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
-        self.written: set[str] = set()  # ids inserted by this import, in fresh mode
+        self.written = SeenIds()
+        self._insert_plans: dict[tuple, tuple[str | None, list]] = {}  # ids inserted by this import, in fresh mode
 
     # -- dispatch
     def feed(self, records: Iterable[rec.Record]) -> None:
@@ -323,15 +352,45 @@ class Ingest:
                     emoji=r.emoji, sender=r.sender, timestamp=r.timestamp, removed=r.removed,
                     target_id=target, sender_handle=r.sender_handle))
         if inserts:
-            self.conn.execute(mt.insert(), inserts)
+            self._insert(mt, inserts)
         if versions:
-            self.conn.execute(vt.insert(), versions)
+            self._insert(vt, versions)
         if attachments:
-            self.conn.execute(at.insert(), attachments)
+            self._insert(at, attachments)
         self.count += len(batch)
         self.on_progress(self.count, self.expected)
         if len(self.reactions) >= BATCH:
             self.flush_reactions()
+
+    def _insert(self, table: Any, rows: list[dict]) -> None:
+        """Insert rows that all have the same keys. On SQLite straight through the driver's
+        executemany, with each column's own bind processing (what SQLAlchemy would store),
+        skipping the statement's per-row parameter building: about a third of a bulk insert's
+        Python time (PERFORMANCE.md: raw executemany 264k rows/s, Core insert 170k rows/s)."""
+        if self.conn.dialect.name != "sqlite":
+            self.conn.execute(table.insert(), rows)
+            return
+        names = list(rows[0])
+        key = (table.name, tuple(names))
+        plan = self._insert_plans.get(key)
+        if plan is None:
+            dialect = self.conn.dialect
+            if any(c.name not in names and (c.default is not None or c.server_default is not None)
+                   for c in table.c):
+                plan = None, []  # a column left to its default: let SQLAlchemy fill it in
+            else:
+                procs = [table.c[n].type._cached_bind_processor(dialect) for n in names]
+                columns = ", ".join('"' + n + '"' for n in names)
+                sql = f'INSERT INTO "{table.name}" ({columns}) VALUES ({", ".join("?" * len(names))})'
+                plan = sql, procs
+            self._insert_plans[key] = plan
+        sql, procs = plan
+        if sql is None:
+            self.conn.execute(table.insert(), rows)
+            return
+        pairs = list(zip(names, procs))
+        data = [tuple(row[n] if p is None else p(row[n]) for n, p in pairs) for row in rows]
+        self.conn.exec_driver_sql(sql, data)
 
     def _aliases(self, ids: list[str]) -> dict[str, str]:
         t = m.MessageAlias.__table__
