@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,6 @@ from chatmem.records import (
 )
 
 from .whatsapp_events import (
-    DELETED,
     EDITED_SUFFIX_RE,
     LIVE_LOCATION,
     MIME_TYPES,
@@ -48,28 +48,42 @@ from .whatsapp_events import (
     Event,
     body_key,
     classify_event,
+    is_deleted,
     location,
     media_placeholder,
+    media_type_of,
     poll,
 )
 from .whatsapp_header import (
     DMY,
-    HEADER_START,
     INVISIBLE,
     ODD_SPACES,
     ORDER_NAMES,
+    Clock,
     DateOrderStats,
     Header,
     OrderChoice,
+    PatternLayout,
+    apply_clock,
     choose_date_orders,
+    custom_layout,
     date_for,
     for_matching,
     has_valid_date,
+    learn_layout,
     match_header,
+    may_start_header,
     parse_date_format,
     raw_offset,
 )
-from .whatsapp_source import ChatText, chat_texts, decode, looks_like_chat, zip_has_chat
+from .whatsapp_source import (
+    ChatText,
+    chat_name_from_filename,
+    chat_texts,
+    decode,
+    looks_like_chat,
+    zip_has_chat,
+)
 from .whatsapp_stream import (
     CHECKPOINT_ENTRIES,
     RESUME_VERSION,
@@ -91,6 +105,10 @@ MEDIA_TOKEN = "\x00media"  # id text of an attachment, with or without the file 
 _SOURCE_ID_RE = re.compile(r"^s_[0-9a-f]{16}$")
 _PHONE_RE = re.compile(r"^\+?[\d\s().-]{7,}$")
 _QUOTES = frozenset("\"“”„«»")
+# Media by shape, whatever the language: "<Médias omis>", "Alex.vcf (soubor byl přiložen)".
+_ANGLE_PLACEHOLDER_RE = re.compile(r"^<[^<>:/]{2,60}>$")
+_NAMED_FILE_RE = re.compile(r"^(?P<name>[^<>:/\\]{1,150}\.[A-Za-z0-9]{1,6}) \((?P<phrase>[^()\d]{2,40})\)$")
+E2E_SCAN = 5  # the end-to-end notice heads a chat: look for it among the first records
 _TRAILING = " \t" + INVISIBLE + ODD_SPACES
 
 
@@ -158,7 +176,7 @@ class _Entry:
 
     __slots__ = (
         "line", "lines", "header", "dt", "author", "body_norm", "body_raw", "lrm",
-        "kind", "event", "extra", "media", "call", "deleted",
+        "kind", "event", "extra", "media", "call", "deleted", "guessed",
     )
 
     def __init__(self, line: int, header: Header, dt) -> None:
@@ -176,6 +194,7 @@ class _Entry:
         self.media: tuple[str, str | None] | None = None
         self.call: str | None = None
         self.deleted = False
+        self.guessed = False  # media recognised by the body's shape, not by its words
 
 
 class WhatsAppImporter:
@@ -241,7 +260,11 @@ class WhatsAppImporter:
             with path.open("rb") as fh:
                 head = fh.read(16 * 1024)
             text, _ = decode(head, path.name)
-            return looks_like_chat(text)
+            if looks_like_chat(text):
+                return True
+            # A file named like an export is one even when no header is read: its import then
+            # fails with the lines it tried and the way out (--date-format), not "unrecognised".
+            return chat_name_from_filename(path.name) is not None or path.name == "_chat.txt"
         except Exception:  # detection never fails: it only says no
             return False
 
@@ -250,10 +273,12 @@ class WhatsAppImporter:
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         path = Path(path)
         forced = None
+        layout = None
         if options.date_format:
             try:
                 forced = parse_date_format(options.date_format)
-            except ValueError as e:
+                layout = custom_layout(options.date_format)
+            except (ValueError, re.error) as e:
                 raise ArgumentError(f"--date-format: {e}") from e
         notes: list[str] = []
         state = options.state or {}
@@ -262,7 +287,7 @@ class WhatsAppImporter:
         resume_out: dict[str, Any] = {}
         for chat_text in chat_texts(path):
             notes.extend(chat_text.notes)
-            parser = _ChatParser(chat_text, options, forced, notes, aliases)
+            parser = _ChatParser(chat_text, options, forced, notes, aliases, layout)
             yield from parser.records(resume_in.get(chat_text.where))
             if parser.resume is not None:
                 resume_out[chat_text.where] = parser.resume
@@ -279,8 +304,17 @@ class _ChatParser:
         forced: str | None,
         notes: list[str],
         aliases: dict[str, str],
+        layout: PatternLayout | None = None,
     ) -> None:
         self.source = source
+        self.layout = layout  # --date-format's, or one learned from the file's own lines
+        self.match = layout.match if layout is not None else match_header
+        self.learned_layout = False
+        self.clock = Clock()  # the file's 12-hour markers, once the first pass has seen them all
+        self.group_evidence: set[str] = set()  # authors whose lines are the group's own
+        self.talkers: set[str] = set()  # authors who write a plain line
+        self.e2e_lines: set[int] = set()
+        self.guessed: list[tuple[int, str]] = []  # (line, body) taken as media by their shape
         self.options = options
         self.forced = forced
         self.notes = notes
@@ -309,8 +343,8 @@ class _ChatParser:
         oldest: datetime | None = None
         for raw, line in read_lines(self.source, enc, offset):
             h = layout = None
-            if line and line[0] in HEADER_START:
-                h = match_header(for_matching(line.rstrip("\r")))
+            if line and may_start_header(line[0]):
+                h = self.match(for_matching(line.rstrip("\r")))
                 if h is not None:
                     layout = h.layout
                     if layout == "colon" and not colon_ok:
@@ -337,6 +371,7 @@ class _ChatParser:
                 if st is None:
                     st = scan.orders[h.signature] = DateOrderStats()
                 st.add(h)
+                scan.clock.add(h)
             if hasher is not None:
                 hasher.update(raw)
             offset += len(raw)
@@ -353,6 +388,15 @@ class _ChatParser:
             scan.authors.add(e.author)
             if not e.lrm:
                 set.add(scan.talkers, e.author)
+            else:
+                self._group_evidence(e, scan)
+            if scan.entries < E2E_SCAN and e.body_norm:
+                ev = classify_event(e.body_norm.strip())
+                if ev is not None and ev.event == "e2e":
+                    scan.e2e_lines.add(e.line)
+                    scan.group_evidence.add(e.author)
+        self.group_evidence, self.talkers, self.e2e_lines = (
+            scan.group_evidence, scan.talkers, scan.e2e_lines)
         if fixed is not None:
             self._classify(e, *fixed)
         else:
@@ -383,11 +427,17 @@ class _ChatParser:
                 raise _Restart
             colon_ok = wanted
             scan, checkpoint, oldest = self._scan(enc, start, colon_ok)
+        if not total and self.layout is None and not start.line:
+            learned = learn_layout([line for _, line in islice(read_lines(self.source, enc), 2000)])
+            if learned is not None:
+                self.layout, self.match, self.learned_layout = learned, learned.match, True
+                scan, checkpoint, oldest = self._scan(enc, start, colon_ok)
+                total = sum(scan.layouts.values())
+                if total:
+                    self.notes.append(f"{self.source.where}: header layout learned from the "
+                                      f"file's own lines (e.g. {learned.source!r})")
         if not total:
-            raise FormatError(
-                f"{self.source.where}: no WhatsApp message header found (expected lines such as "
-                "'31/12/23, 23:59 - Name: text' or '[31/12/23, 23:59:59] Name: text')"
-            )
+            raise FormatError(self._no_header_message(enc))
         if not scan.entries:
             raise FormatError(f"{self.source.where}: no message header with a valid date")
         if scan.stale():
@@ -395,7 +445,42 @@ class _ChatParser:
                 raise _Restart
             scan, checkpoint, oldest = self._scan(enc, start, colon_ok, exact=scan)
         choices = choose_date_orders(scan.orders, self.forced)
+        self.clock = scan.clock.choose(scan.entries)
         return scan, checkpoint, colon_ok, choices, oldest
+
+    def _no_header_message(self, enc: Encoding) -> str:
+        tried = [(n, line.rstrip("\r")) for n, (_, line)
+                 in enumerate(islice(read_lines(self.source, enc), 50), 1) if line.strip()][:3]
+        shown = "; ".join(f"line {n}: {t[:80]!r}" for n, t in tried) or "nothing (it is empty)"
+        how = ("the --date-format you gave does not match them" if self.layout else
+               "if these are message lines, describe their header with --date-format, e.g. "
+               "--date-format '[dd.mm.yy HH:MM:SS]' or 'dd/mm/yyyy, hh:mm a - ' "
+               "(see the README, 'WhatsApp exports')")
+        return (f"{self.source.where}: no WhatsApp message header found (expected lines such as "
+                f"'31/12/23, 23:59 - Name: text' or '[31/12/23, 23:59:59] Name: text'); "
+                f"tried {shown}; {how}")
+
+    def _group_evidence(self, e: _Entry, scan: Scan) -> None:
+        """Note when a line marked as the app's own (iOS: it starts with an invisible mark)
+        shows its author to be the group itself: the author is the chat's name (from the file
+        name), or the text is a known system text or names another author. A contact whose
+        such lines are all placeholders in unknown words stays a person."""
+        a = e.author
+        if a is None or a in scan.group_evidence or set.__contains__(scan.talkers, a):
+            return
+        body = e.body_norm.strip()
+        hint = self.source.name_hint
+        if hint is not None and name_key(a) == name_key(hint):
+            scan.group_evidence.add(a)
+            return
+        key = body_key(body) if len(body) <= 80 else ""
+        if key and (is_deleted(key) or media_placeholder(body, key) is not None
+                    or MISSED_CALLS.get(key.split(",", 1)[0].strip())):
+            return  # a person's placeholder (the common case: keep it cheap)
+        if any(body.startswith(o + " ") for o in dict.keys(scan.authors) if o != a):
+            scan.group_evidence.add(a)
+        elif classify_event(body) is not None:
+            scan.group_evidence.add(a)
 
     # ---- pass 2: authors and bodies
 
@@ -439,7 +524,7 @@ class _ChatParser:
             e.event = classify_event(first) or Event("unknown")
             return
         key = body_key(first) if len(first) <= 80 else ""
-        if key and key in DELETED:
+        if key and is_deleted(key):
             e.deleted = True
             return
         media = media_placeholder(first, key)
@@ -463,14 +548,24 @@ class _ChatParser:
             if found is not None:
                 e.extra = {"poll": found}
                 return
-        if e.lrm or first.startswith(e.author + " "):
+        group = e.author in self.group_evidence and e.author not in talkers
+        if e.lrm or group or first.startswith(e.author + " "):
             event = classify_event(first)
-            if event is not None and (e.lrm or (event.strong and event.actor == e.author)):
+            if event is not None and (
+                e.lrm or group or (event.strong and event.actor == e.author)
+            ):
                 e.kind, e.event = "system", event
                 return
-            if e.lrm and e.author not in talkers:  # iOS: a group's own line we cannot name
+            if e.lrm and group:  # the group's own line in words we do not know
                 e.kind, e.event = "system", Event("unknown")
                 return
+        if e.line in self.e2e_lines:  # "Pokemon Chat: Messages and calls are end-to-end..."
+            e.kind, e.event = "system", Event("e2e")
+            return
+        guess = self._media_by_shape(first)
+        if guess is not None:
+            e.kind, e.media, e.guessed = "media", guess, True
+            return
         author = e.author
         if (
             len(author) > 30 or author.count(" ") >= 3 or not _QUOTES.isdisjoint(author)
@@ -483,6 +578,18 @@ class _ChatParser:
                 e.body_norm = whole
                 e.body_raw = e.lines[0].rstrip("\r")
                 e.body_raw = e.body_raw[raw_offset(e.body_raw, e.header.end):].strip(INVISIBLE)
+
+    @staticmethod
+    def _media_by_shape(first: str) -> tuple[str, str | None] | None:
+        """Media whose words no table knows, recognised by the shape of the body."""
+        if first[:1] == "<" and _ANGLE_PLACEHOLDER_RE.match(first):
+            return "unknown", None
+        if first[-1:] == ")":
+            m = _NAMED_FILE_RE.match(first)
+            if m is not None:
+                name = m.group("name").strip()
+                return media_type_of(name), name
+        return None
 
     # ---- chat metadata
 
@@ -616,10 +723,16 @@ class _ChatParser:
         tz = self.options.timezone
         current: _Entry | None = None
         i = start.line
+        clock = self.clock
         for _raw, line in read_lines(self.source, enc, start.offset):
             h = None
-            if line and line[0] in HEADER_START:
-                h = match_header(for_matching(line.rstrip("\r")))
+            if line and may_start_header(line[0]):
+                h = self.match(for_matching(line.rstrip("\r")))
+                if h is not None and h.marker:
+                    if h.marker in clock.rare:  # a word beside a time seen once: text
+                        h = None
+                    else:
+                        apply_clock(h, clock)
                 if h is not None and h.layout == "colon" and not colon_ok:
                     h = None
             dt = date_for(h, choices[h.signature]) if h is not None else None
@@ -638,6 +751,17 @@ class _ChatParser:
             i += 1
         if current is not None:
             yield self._finish(current, talkers, authors, chat, key, occurrences, tz)
+        if self.guessed:
+            shown = ", ".join(f"line {n}: {b[:60]!r}" for n, b in self.guessed[:5])
+            more = f" and {len(self.guessed) - 5} more" if len(self.guessed) > 5 else ""
+            self.notes.append(
+                f"{where}: {len(self.guessed)} bodies taken as media by their shape "
+                f"(their words are in no table): {shown}{more}"
+            )
+        # Learned markers or a learned layout are the whole file's decisions: a later import
+        # reads the file whole rather than resume under a decision its new part might change.
+        if self.learned_layout or scan.clock.learned:
+            checkpoint = None
         if checkpoint is not None and saved_occurrences is not None:
             self.resume = {
                 "v": RESUME_VERSION, "options": self.options_key, "codec": enc.codec,
@@ -651,6 +775,8 @@ class _ChatParser:
                 occurrences: WindowOccurrences, tz) -> Message | Call:
         self._split(e)
         self._classify(e, talkers, authors)
+        if e.guessed:
+            self.guessed.append((e.line + 1, e.body_norm.strip()))
         return self._record(e, chat, key, occurrences, tz)
 
     def _record(self, e: _Entry, chat: Chat, key: str, occurrences: WindowOccurrences,

@@ -2,9 +2,11 @@
 
 WhatsApp writes the exported text in the phone's language: system events ("Anna added Ben"),
 media placeholders ("<Media omitted>", "Bild weggelassen"), deletions, edit marks, polls,
-locations and missed calls. The tables below hold those phrases for English, German, Spanish,
-French, Portuguese, Italian, Dutch, Russian and Turkish (plus the Android media placeholder in
-many more languages). All matching runs on text already passed through `for_matching`.
+locations and missed calls. The words live in data tables, one per language, in
+`whatsapp_words/` (with SOURCES.md saying where each came from); the system-event patterns
+below are hand-tuned for English, German, Spanish, French, Portuguese, Italian, Dutch,
+Russian and Turkish, and the tables' templates cover the other languages. All matching runs
+on text already passed through `for_matching`.
 
     >>> e = classify_event('Anna Berg changed the subject from "Hike" to "Hike 2024"')
     >>> (e.event, e.actor, e.old, e.new)
@@ -21,11 +23,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from . import whatsapp_words as words
+
 # ----------------------------------------------------------------------------- system events
 
 EVENTS = (
     "created", "added", "removed", "left", "subject", "icon", "description",
-    "security_code", "timer", "number_changed", "e2e", "contact", "unknown",
+    "security_code", "timer", "number_changed", "e2e", "contact", "business", "unknown",
 )
 # Events whose wording is distinctive enough to recognise even after an author prefix
 # ("+1 555: +1 555 updated the message timer..." on Android). "added"/"left" are not.
@@ -33,7 +37,7 @@ STRONG_EVENTS = frozenset(
     {"created", "subject", "icon", "description", "security_code", "timer", "number_changed", "e2e"}
 )
 
-_Q = r"[\"“”„«»‘’'‚‹›]"  # any quote WhatsApp puts around a group name
+_Q = r"[\"“”„«»‘’'‚‹›「」『』]"  # any quote WhatsApp puts around a group name
 _QN = _Q + r"\s?(?P<{g}>.*?)\s?" + _Q  # a quoted name, French style spaces allowed
 
 
@@ -237,12 +241,10 @@ _PATTERNS: list[tuple[str, str, bool]] = [
     ("left", _A + r" (?:gruptan )?ayrıldı$", False),
 ]
 _COMPILED = [(ev, re.compile(p, re.IGNORECASE), me) for ev, p, me in _PATTERNS]
+_COMPILED += words.EVENT_TEMPLATES  # every other language, from the data tables
 
 # How the owner is named as the subject of a system line ("You added...", "Du hast...").
-YOU_WORDS = frozenset(
-    {"you", "du", "dich", "tú", "tu", "te", "usted", "vous", "você", "voce", "je", "jij", "u",
-     "jou", "вы", "вас", "ты", "siz", "sen", "sizi", "seni"}
-)
+YOU_WORDS = words.YOU_WORDS | frozenset({"dich", "jou"})
 
 
 MAX_EVENT_CHARS = 600
@@ -293,79 +295,25 @@ def body_key(text: str) -> str:
     return _nfc(text.strip().rstrip(".").strip()).casefold()
 
 
-DELETED = frozenset(body_key(s) for s in (
-    "This message was deleted", "You deleted this message", "This message was deleted by admin",
-    "Diese Nachricht wurde gelöscht", "Du hast diese Nachricht gelöscht",
-    "Se eliminó este mensaje", "Eliminaste este mensaje", "Este mensaje fue eliminado",
-    "Ce message a été supprimé", "Vous avez supprimé ce message",
-    "Mensagem apagada", "Esta mensagem foi apagada", "Você apagou esta mensagem",
-    "Mensagem apagada pelo remetente",
-    "Questo messaggio è stato eliminato", "Hai eliminato questo messaggio",
-    "Dit bericht is verwijderd", "Je hebt dit bericht verwijderd", "U heeft dit bericht verwijderd",
-    "Данное сообщение удалено", "Это сообщение удалено", "Сообщение удалено",
-    "Вы удалили данное сообщение", "Вы удалили это сообщение",
-    "Bu mesaj silindi", "Bu mesajı sildiniz", "Bu mesajı sildin",
-))
+DELETED = words.DELETED
+DELETED_PREFIXES = words.DELETED_PREFIXES
+
+
+def is_deleted(key: str) -> bool:
+    """True when a body key says the message was deleted (by its sender, you or an admin)."""
+    return key in DELETED or (bool(DELETED_PREFIXES) and key.startswith(DELETED_PREFIXES))
+
 
 # "<This message was edited>" and its translations, at the very end of a body.
-_EDITED_WORDS = (
-    "This message was edited", "Diese Nachricht wurde bearbeitet", "Se editó este mensaje",
-    "Ce message a été modifié", "Mensagem editada", "Esta mensagem foi editada",
-    "Questo messaggio è stato modificato", "Dit bericht is bewerkt", "Dit bericht is gewijzigd",
-    "Сообщение изменено", "Это сообщение было изменено", "Bu mesaj düzenlendi",
-)
 EDITED_SUFFIX_RE = re.compile(
-    r"\s*<(?:" + "|".join(re.escape(w) for w in _EDITED_WORDS) + r")\.?>\s*$", re.IGNORECASE
+    r"\s*<(?:" + "|".join(re.escape(w) for w in words.EDITED) + r")\.?>\s*$", re.IGNORECASE
 )
 
-# Whole-body media placeholders -> media type. Android writes one generic "<Media omitted>"
-# (many languages listed); iOS names the type ("image omitted", "Bild weggelassen").
-_MEDIA_GENERIC = (
-    "<Media omitted>", "<Medien ausgeschlossen>", "<Medien weggelassen>", "<Multimedia omitido>",
-    "<Archivo omitido>", "<Médias omis>", "<Fichier omis>", "<Mídia oculta>", "<Mídia omitida>",
-    "<Arquivo de mídia oculto>", "<Ficheiro não revelado>", "<Media omessi>", "<Media omesso>",
-    "<Media weggelaten>", "<Без медиафайлов>", "<Файл пропущен>", "<Медиафайлы пропущены>",
-    "<Medya dahil edilmedi>", "<Medya atlanmış>", "<media weggelaat>", "<média vynechány>",
-    "<medier udeladt>", "<media jätettiin pois>", "<média elhagyva>", "<media tidak disertakan>",
-    "<media utelatt>", "<pominięto multimedia>", "<conținut media omis>", "<media utelämnat>",
-    "<медіа пропущено>", "<bỏ qua tệp phương tiện>", "<忽略多媒體檔>", "<省略多媒体文件>",
-    "<メディアなし>", "<미디어 파일 제외됨>", "<تم استبعاد الوسائط>", "<המדיה לא נכללה>",
-    "<मीडिया के बिना>", "<αρχείο παραλήφθηκε>", "<Без файл>", "<fitxers multimèdia omesos>",
-    "<video message omitted>", "<View once message omitted>",
-)
-_MEDIA_TYPED = {
-    "image": ("image omitted", "Bild weggelassen", "imagen omitida", "image absente",
-              "imagem ocultada", "imagem omitida", "immagine omessa", "afbeelding weggelaten",
-              "изображение отсутствует", "изображение пропущено", "görüntü dahil edilmedi"),
-    "video": ("video omitted", "video note omitted", "Video weggelassen", "video omitido",
-              "vídeo absente", "vidéo absente", "vídeo omitido", "video omesso",
-              "video weggelaten", "видео отсутствует", "видео пропущено", "video dahil edilmedi"),
-    "audio": ("audio omitted", "Audio weggelassen", "audio omitido", "audio omis", "audio absent",
-              "áudio ocultado", "áudio omitido", "audio omesso", "audio weggelaten",
-              "аудио отсутствует", "аудио пропущено", "ses dahil edilmedi"),
-    "sticker": ("sticker omitted", "Sticker weggelassen", "sticker omitido", "sticker omis",
-                "autocollant omis", "figurinha omitida", "sticker omesso", "sticker weggelaten",
-                "стикер отсутствует", "стикер пропущен", "çıkartma dahil edilmedi"),
-    "gif": ("GIF omitted", "GIF weggelassen", "GIF omitido", "GIF retiré", "GIF omessa",
-            "GIF weggelaten", "GIF отсутствует", "GIF dahil edilmedi"),
-    "document": ("document omitted", "Dokument weggelassen", "documento omitido", "document omis",
-                 "documento omesso", "document weggelaten", "документ отсутствует",
-                 "belge dahil edilmedi"),
-    "contact": ("Contact card omitted", "Kontaktkarte weggelassen", "tarjeta de contacto omitida",
-                "carte de contact omise", "cartão de contato omitido", "scheda contatto omessa",
-                "contactkaart weggelaten", "карточка контакта отсутствует",
-                "kişi kartı dahil edilmedi"),
-}
-MEDIA_PLACEHOLDERS: dict[str, str] = {body_key(s): "unknown" for s in _MEDIA_GENERIC}
-for _type, _phrases in _MEDIA_TYPED.items():
-    MEDIA_PLACEHOLDERS.update((body_key(s), _type) for s in _phrases)
-    MEDIA_PLACEHOLDERS.update((body_key(f"<{s}>"), _type) for s in _phrases)  # older iOS
+# Whole-body media placeholders -> media type. Android writes one generic "<Media omitted>";
+# iOS names the type ("image omitted", "Bild weggelassen").
+MEDIA_PLACEHOLDERS: dict[str, str] = dict(words.MEDIA)
 
-_FILE_ATTACHED = (
-    "file attached", "Datei angehängt", "archivo adjunto", "fichier joint", "arquivo anexado",
-    "ficheiro anexado", "file allegato", "bestand bijgevoegd", "файл прикреплен",
-    "файл прикреплён", "файл добавлен", "dosya ekli", "dosya eklendi",
-)
+_FILE_ATTACHED = words.FILE_ATTACHED
 # Android with media: "IMG-20240102-WA0003.jpg (file attached)" (caption on the next line).
 FILE_ATTACHED_RE = re.compile(
     r"^(?P<name>.+?\.[A-Za-z0-9]{1,6}) \((?:" + "|".join(re.escape(w) for w in _FILE_ATTACHED)
@@ -376,7 +324,7 @@ ATTACHED_RE = re.compile(r"^<[^<>:]{2,24}:\s?(?P<name>[^<>]+?\.[A-Za-z0-9]{1,6})
 # iOS document without media: "Report.pdf • 3 pages document omitted".
 DOCUMENT_OMITTED_RE = re.compile(
     r"^(?P<name>.+?\.[A-Za-z0-9]{1,6})(?:\s*•.*?)?\s+(?:"
-    + "|".join(re.escape(w) for w in _MEDIA_TYPED["document"]) + r")$", re.IGNORECASE,
+    + "|".join(re.escape(w) for w in words.DOCUMENT_OMITTED) + r")$", re.IGNORECASE,
 )
 # WhatsApp's own attachment file names, recognised whatever the language around them.
 WA_FILE_RE = re.compile(
@@ -410,7 +358,7 @@ def media_type_of(name: str) -> str:
     return kind
 
 
-_DOCUMENT_ENDINGS = tuple(body_key(w) for w in _MEDIA_TYPED["document"])
+_DOCUMENT_ENDINGS = words.DOCUMENT_OMITTED
 _WA_FILE_PREFIXES = ("IMG-", "VID-", "AUD-", "PTT-", "STK-", "DOC-", "PHOTO-", "VIDEO-", "AUDIO-", "GIF-")
 
 
@@ -447,41 +395,36 @@ def media_placeholder(first_line: str, key: str | None = None) -> tuple[str, str
 
 
 # Missed calls (iOS writes them as a message from the caller).
-_MISSED = {
-    "voice": ("Missed voice call", "Missed group voice call", "Verpasster Sprachanruf",
-              "Llamada perdida", "Llamada de voz perdida", "Appel vocal manqué",
-              "Chamada de voz perdida", "Chiamata vocale persa", "Gemiste spraakoproep",
-              "Gemist spraakgesprek", "Пропущенный аудиозвонок", "Пропущенный звонок",
-              "Cevapsız sesli arama"),
-    "video": ("Missed video call", "Missed group video call", "Verpasster Videoanruf",
-              "Videollamada perdida", "Appel vidéo manqué", "Chamada de vídeo perdida",
-              "Videochiamata persa", "Gemiste video-oproep", "Gemist videogesprek",
-              "Пропущенный видеозвонок", "Cevapsız görüntülü arama"),
-}
 # body_key of the text before any comma ("Missed voice call, Tap to call back") -> voice | video
-MISSED_CALLS = {body_key(s): media for media, phrases in _MISSED.items() for s in phrases}
+MISSED_CALLS = words.MISSED_CALLS
 
 
 # Locations: "Location: https://maps.google.com/?q=52.08,5.10" and "live location shared".
-_LOCATION_WORDS = frozenset(w.casefold() for w in (
-    "location", "Standort", "ubicación", "Position", "localisation", "localização", "posizione",
-    "locatie", "геоданные", "местоположение", "геопозиция", "konum",
-))
-LIVE_LOCATION = frozenset(body_key(s) for s in (
-    "live location shared", "Live-Standort wird geteilt", "Ubicación en tiempo real compartida",
-    "Position en direct partagée", "Localização em tempo real compartilhada",
-    "Posizione in tempo reale condivisa", "Live locatie gedeeld", "Геоданные в реальном времени",
-    "Canlı konum paylaşıldı",
-))
+_LOCATION_WORDS = words.LOCATION_WORDS
+LIVE_LOCATION = words.LIVE_LOCATION
 _COORDS_RE = re.compile(r"(?:[?&](?:q|ll|query)=|@)(-?\d{1,3}\.\d+),\s?(-?\d{1,3}\.\d+)")
 
 
+# A map link after a label no table knows ("lokasi: https://maps.google.com/?q=...").
+_MAPS_RE = re.compile(
+    r"^https?://(?:maps\.google\.[a-z.]+/|(?:www\.)?google\.[a-z.]+/maps|maps\.app\.goo\.gl/"
+    r"|goo\.gl/maps/|maps\.apple\.com/|foursquare\.com/)"
+)
+
+
 def location(first_line: str) -> dict | None:
-    """{"url", "lat", "lon"} (or {"live": True}) for a shared location."""
+    """{"url", "lat", "lon"} (or {"live": True}) for a shared location.
+
+    >>> location("sijainti: https://maps.google.com/?q=60.17,24.94")
+    {'url': 'https://maps.google.com/?q=60.17,24.94', 'lat': 60.17, 'lon': 24.94}
+    """
     text = first_line.strip()
     label, sep, rest = text.partition(":")
-    if sep and len(label) <= 24 and label.strip().casefold() in _LOCATION_WORDS:
-        rest = rest.strip()
+    rest = rest.strip()
+    if sep and len(label) <= 24 and (
+        label.strip().casefold() in _LOCATION_WORDS
+        or (" " not in label.strip() and _MAPS_RE.match(rest))
+    ):
         if rest.startswith(("http://", "https://")):
             loc: dict = {"url": rest.split()[0]}
             m = _COORDS_RE.search(rest)
@@ -494,13 +437,8 @@ def location(first_line: str) -> dict | None:
 
 
 # Polls: "POLL:" then the question, then one "OPTION: text (n votes)" line per option.
-_POLL_WORDS = frozenset(w.casefold() for w in (
-    "POLL", "UMFRAGE", "ENCUESTA", "SONDAGE", "ENQUETE", "SONDAGEM", "SONDAGGIO", "PEILING",
-    "ОПРОС", "ANKET",
-))
-_OPTION_WORDS = frozenset(w.casefold() for w in (
-    "OPTION", "OPCIÓN", "OPÇÃO", "OPZIONE", "OPTIE", "ВАРИАНТ", "SEÇENEK",
-))
+_POLL_WORDS = words.POLL_WORDS
+_OPTION_WORDS = words.OPTION_WORDS
 _VOTES_RE = re.compile(r"^(?P<text>.*?)\s*\((?:[^()\d]*?:\s*)?(?P<n>\d+)(?:\s+[^()\d]+)?\)$")
 
 
@@ -509,24 +447,34 @@ def poll(lines: list[str]) -> dict | None:
 
     >>> poll(["POLL:", "When?", "OPTION: Friday (2 votes)", "OPTION: Sunday (1 vote)"])
     {'question': 'When?', 'options': [{'text': 'Friday', 'votes': 2}, {'text': 'Sunday', 'votes': 1}]}
+    >>> poll(["KYSELY:", "Milloin?", "VAIHTOEHTO: perjantai (2 ääntä)", "VAIHTOEHTO: su (0 ääntä)"])["options"][1]
+    {'text': 'su', 'votes': 0}
     """
     if not lines:
         return None
     label, sep, rest = lines[0].partition(":")
-    if not sep or label.strip().casefold() not in _POLL_WORDS:
+    label = label.strip()
+    known = label.casefold() in _POLL_WORDS
+    # Labels no table knows count when they look like WhatsApp's: one upper-case word, and
+    # every option line under one other such word with a vote count.
+    if not sep or not (known or (label.isupper() and " " not in label and len(label) <= 20)):
         return None
     question_lines = [rest.strip()] if rest.strip() else []
     options = []
+    option_label = None
     for line in lines[1:]:
         label, sep, rest = line.partition(":")
-        if sep and label.strip().casefold() in _OPTION_WORDS:
-            m = _VOTES_RE.match(rest.strip())
+        label = label.strip()
+        m = _VOTES_RE.match(rest.strip()) if sep else None
+        if sep and (label.casefold() in _OPTION_WORDS or (
+                label.isupper() and " " not in label and m and option_label in (None, label))):
+            option_label = label
             if m:
                 options.append({"text": m.group("text"), "votes": int(m.group("n"))})
             else:
                 options.append({"text": rest.strip(), "votes": None})
         elif not options:
             question_lines.append(line.strip())
-    if not options:
+    if not options or (not known and len(options) < 2):
         return None
     return {"question": "\n".join(q for q in question_lines if q), "options": options}

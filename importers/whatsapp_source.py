@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from chatmem.errors import FormatError
 
-from .whatsapp_header import HEADER_START, for_matching, match_header
+from .whatsapp_header import for_matching, match_header, may_start_header
 
 MAX_TEXT_BYTES = 2 * 1024**3  # a chat text larger than 2 GiB is not an export
 MAX_RATIO = 200  # chat text compresses ~3-10x; far beyond this is a bomb
@@ -140,7 +140,7 @@ def looks_like_chat(text: str) -> bool:
         line = line.strip("\r")
         if not line.strip():
             continue
-        if line[:1] in HEADER_START:
+        if line and may_start_header(line[0]):
             h = match_header(for_matching(line))
             if h is not None and (h.layout != "colon" or seen == 0):
                 return True

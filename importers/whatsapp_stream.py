@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, BinaryIO
 
-from .whatsapp_header import DateOrderStats
+from .whatsapp_header import ClockStats, DateOrderStats
 from .whatsapp_source import ChatText
 
 CHUNK = 1 << 20
 CHECKPOINT_ENTRIES = 1000  # a resumed import re-reads at most this many known messages
 OCCURRENCE_WINDOW = timedelta(days=2)  # messages this much older than the newest are settled
 EVICT_EVERY = 4096
-RESUME_VERSION = 1
+RESUME_VERSION = 2  # 2: header signatures say time-first; 12-hour markers and group authors
 _BYTE_LINES = ("utf-8", "cp1252", "latin-1")  # encodings whose lines can be split as bytes
 
 
@@ -274,8 +274,8 @@ def sig_key(sig: tuple) -> str:
 
 
 def sig_from_key(key: str) -> tuple:
-    layout, sep, a4, c4 = key.split("|")
-    return (layout, sep, a4 == "True", c4 == "True")
+    layout, sep, *flags = key.split("|")
+    return (layout, sep, *(flag == "True" for flag in flags))
 
 
 class Scan:
@@ -293,6 +293,9 @@ class Scan:
         self.people_seen: set[str] = set()
         self.entries = 0
         self.first_line: int | None = None  # line of the first message header
+        self.clock = ClockStats()  # the words beside the time (12-hour markers to learn)
+        self.group_evidence: set[str] = set()  # authors whose lines are the group's own
+        self.e2e_lines: set[int] = set()  # the end-to-end notice under an author's name
 
     def stale(self) -> bool:
         """True when a lookup made while the file was still being read would now be answered
@@ -312,6 +315,8 @@ class Scan:
             "group": self.group, "created": list(self.created),
             "subjects": [list(s) for s in self.subjects], "people": list(self.people),
             "entries": self.entries, "first_line": self.first_line,
+            "clock": self.clock.as_json(), "group_evidence": sorted(self.group_evidence),
+            "e2e_lines": sorted(self.e2e_lines),
         }
 
     @classmethod
@@ -330,6 +335,9 @@ class Scan:
         scan.people_seen = set(scan.people)
         scan.entries = data["entries"]
         scan.first_line = data["first_line"]
+        scan.clock = ClockStats.from_json(data["clock"])
+        scan.group_evidence = set(data["group_evidence"])
+        scan.e2e_lines = set(data["e2e_lines"])
         return scan
 
 

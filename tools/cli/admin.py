@@ -22,7 +22,8 @@ from .output import emit, print_report, progress_printer
 @click.option("--timezone", "tz", default=None,
               help="Time zone of exports without one (WhatsApp), e.g. Europe/Berlin.")
 @click.option("--date-format", default=None,
-              help="WhatsApp date order when it cannot be inferred: DMY, MDY or YMD.")
+              help="WhatsApp date order when it cannot be inferred (DMY, MDY or YMD), or the "
+                   "whole header, e.g. '[dd.mm.yy HH:MM:SS]' (see the README).")
 @click.option("--chat", default=None, help="Merge the export into the chat with this name or source id.")
 @click.option("--force", is_flag=True, help="Read the export again even if it has not changed.")
 @click.option("--no-wait", is_flag=True, help="Fail instead of waiting when another import is running.")

@@ -1,0 +1,40 @@
+"""Chinese. Sources: see SOURCES.md ("zh")."""
+
+WORDS = {
+    "language": 'Chinese',
+    'media': {
+        'unknown': ['<省略多媒体文件>', '<忽略多媒體檔>'],
+        'image': ['图片已省略', '圖片已省略'],
+        'video': ['视频已省略', '影片已省略'],
+        'audio': ['音频已省略', '音訊已省略'],
+        'sticker': ['贴图已省略', '貼圖已省略'],
+        'gif': ['GIF 已省略', 'GIF已省略'],
+        'document': ['文档已省略', '文件已省略'],
+        'contact': ['联系人名片已省略', '聯絡人卡片已省略'],
+    },
+    'file_attached': ['附件'],
+    'deleted': ['这个消息已被删除', '這個訊息已被刪除', '此消息已删除', '你删除了此消息', '此訊息已刪除', '你已刪除此訊息'],
+    'edited': ['此消息已编辑', '此訊息已編輯'],
+    'missed': {
+        'voice': ['未接语音通话', '未接語音通話'],
+        'video': ['未接视频通话', '未接視訊通話'],
+    },
+    'location': ['位置'],
+    'you': ['你', '您'],
+    "events": [
+        ('e2e', '消息和通话[[均已进行|已进行]]端到端加密*'),
+        ('e2e', '*端到端加密*'),
+        ('e2e', '*端對端加密*'),
+        ('created', '{actor}创建了群组"{new}"'),
+        ('created', '{actor}建立了群組「{new}」'),
+        ('added', '{actor}通过此群组的邀请链接加入'),
+        ('added', '{actor}添加了{obj}'),
+        ('added', '{actor}新增了{obj}'),
+        ('removed', '{actor}移除了{obj}'),
+        ('left', '{actor}[[已退出|退出了群组|已離開]]'),
+        ('subject', '{actor}将[[群组名称|主题]]从"{old}"更改为"{new}"'),
+        ('icon', '{actor}更改了此群组的图标'),
+        ('description', '{actor}更改了群组描述'),
+        ('security_code', '你与{obj}的安全码已更改*'),
+    ],
+}
