@@ -42,6 +42,12 @@ class StoreError(ChatmemError, RuntimeError):
 class StoreBusy(StoreError):
     """Another chatmem process holds the import lock."""
 
+    exit_code = 3
+
+
+class NoStore(StoreError):
+    """A read asked of a store that does not exist (reads never create one)."""
+
 
 class PermissionDenied(ChatmemError, PermissionError):
     """The seat may not do this (write, reveal secrets)."""

@@ -27,6 +27,15 @@ def sqlite_url(home: Path) -> str:
     return f"sqlite:///{home / SQLITE_FILE}"
 
 
+def sqlite_read_only_url(home: Path) -> str:
+    """The store's database opened for reading only, e.g. on read-only media. Without a
+    write-ahead log left behind it is opened immutable (no locks, no -shm file to create)."""
+    db = home / SQLITE_FILE
+    wal = db.with_name(db.name + "-wal")
+    immutable = not wal.exists() or wal.stat().st_size == 0
+    return f"sqlite:///file:{db}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
@@ -37,7 +46,8 @@ def make_engine(url: str) -> Engine:
             # let SQLAlchemy emit BEGIN itself so a source's writes are one transaction.
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
+            if "mode=ro" not in url:  # a read-only database keeps the journal it has
+                cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             # one transaction per source makes the WAL as big as the source; give the disk
             # back after the checkpoint instead of keeping a multi-GB -wal file around
@@ -55,6 +65,17 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def schema_version(engine: Engine) -> int | None:
+    """The store's schema version, read without taking the write lock; None for a database
+    without chatmem's tables."""
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
+    except (SQLAlchemyError, DBAPIError):
+        return None
+    return int(row[0]) if row is not None else None
 
 
 def init_schema(engine: Engine) -> None:

@@ -108,12 +108,19 @@ class FullTextIndex:
         self._local = threading.local()
 
     # ------------------------------------------------------------------ lifecycle
-    def open(self) -> FullTextIndex:
+    def open(self, read_only: bool = False) -> FullTextIndex:
+        """Open the index, making (or remaking, for another version) it unless `read_only`."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            if windex.exists_in(str(self.folder)) and self._state().get("version") == INDEX_VERSION:
+            current = (windex.exists_in(str(self.folder))
+                       and self._state().get("version") == INDEX_VERSION)
+            if current:
                 self._ix = windex.open_dir(str(self.folder))
+            elif read_only:
+                raise StoreError(f"the search index in {self.folder} is missing or from another "
+                                 "chatmem version, and the store is read-only, so it cannot be "
+                                 "rebuilt here")
             else:
+                self.folder.mkdir(parents=True, exist_ok=True)
                 self._create()
         except OSError as e:
             raise StoreError(f"cannot open the search index in {self.folder}: {e}") from e

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -23,8 +23,9 @@ from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
 
 from . import models as m
 from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
-from .index import FullTextIndex, count_changed, documents
+from .index import FullTextIndex, IndexDoc, count_changed, documents
 from .ingest import Ingest, Report
+from .models import SCHEMA_VERSION
 from .reads import Reader
 from .writes import Writer
 
@@ -65,13 +66,15 @@ def fingerprint(path: Path, options: dict) -> str:
     """Size and modification time of every file under `path`, plus the import options."""
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    root = path.resolve()  # the same files, however the path was typed or reached
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
     for f in files:
         try:
             st = f.stat()
         except OSError:
             continue
-        h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        name = "" if f == root else f.relative_to(root).as_posix()
+        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
@@ -83,24 +86,67 @@ class Store:
         self.engine = engine
         self.config = config
         self.index = FullTextIndex(home / INDEX_DIR)
+        self.read_only = False  # opened from a folder it cannot write (reads only)
+        self.index_busy = False  # another process was writing the index when we looked
+        self.phase: str | None = None  # "database" or "index" while an import writes them
 
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, config: Config | None = None,
-             url: str | None = None, catch_up: bool = True) -> Store:
+             url: str | None = None, catch_up: bool = True, *, create: bool = True,
+             on_progress: Callable[..., None] | None = None) -> Store:
+        """Open (with `create`, make) the store at `home`.
+
+        A read (`create=False`) never makes a store, never takes the write lock and never
+        waits for an import: it reads the database and the index as they are, catches the
+        index up only when no import is writing it, and works from read-only media."""
         config = config or load_config()
         home = resolve_home(home)
+        url = url or os.environ.get("CHATMEM_DATABASE_URL") or config.database
+        if not create:
+            return cls._open_for_reading(home, config, url, catch_up, on_progress)
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StoreError(f"cannot create the store folder {home}: {e.strerror}") from e
-        url = url or os.environ.get("CHATMEM_DATABASE_URL") or config.database or sqlite_url(home)
-        engine = make_engine(url)
+        if not os.access(home, os.W_OK):
+            raise StoreError(f"the store folder {home} is read-only: imports and other changes "
+                             "need a folder they can write (reads work from read-only media)")
+        engine = make_engine(url or sqlite_url(home))
         init_schema(engine)
         store = cls(home, engine, config)
         store.index.open()
         if catch_up:
-            store.catch_up_index()
+            store.catch_up_index(on_progress=on_progress)
+        return store
+
+    @classmethod
+    def _open_for_reading(cls, home: Path, config: Config, url: str | None, catch_up: bool,
+                          on_progress: Callable[..., None] | None) -> Store:
+        from chatmem.errors import NoStore
+
+        from .db import SQLITE_FILE, schema_version, sqlite_read_only_url
+
+        if url is None and not (home / SQLITE_FILE).is_file():
+            raise NoStore(f"no chatmem store at {home}: import an export first "
+                          f"(`chatmem --home {home} import PATH`), or point --home or "
+                          "CHATMEM_HOME at the store you imported into")
+        writable = os.access(home, os.W_OK)
+        engine = make_engine(url or (sqlite_url(home) if writable else sqlite_read_only_url(home)))
+        version = schema_version(engine)
+        if version is None:
+            engine.dispose()
+            raise NoStore(f"{url or home / SQLITE_FILE} holds no chatmem store (no chatmem tables)")
+        if version != SCHEMA_VERSION:
+            if not writable:
+                raise StoreError(f"the store at {home} was written by another chatmem version "
+                                 f"(schema {version}) and is read-only, so it cannot be upgraded")
+            init_schema(engine)  # upgrades (or refuses a newer store) under the write lock
+        store = cls(home, engine, config)
+        store.read_only = not writable
+        store.index.open(read_only=not writable)
+        if catch_up and writable:
+            store.catch_up_index(wait=False, on_progress=on_progress)
         return store
 
     def close(self) -> None:
@@ -206,6 +252,7 @@ class Store:
         if shared:
             state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
         run_options = replace(options, state=state)
+        self.phase = "database"
         try:
             with self.write() as conn:
                 runs = m.ImportRun.__table__
@@ -235,9 +282,8 @@ class Store:
             raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e)}") from e
         except (UnicodeDecodeError, OSError) as e:
             raise FormatError(f"{path}: cannot read it: {e}") from e
-        if on_progress is not None:
-            on_progress(report.totals()["new"], None, phase="updating the search index")
-        self.catch_up_index()
+        self.phase = None  # the source is saved (left "database" if interrupted before)
+        self.catch_up_index(on_progress=on_progress)
         report.seconds = time.monotonic() - started
         return report
 
@@ -252,14 +298,19 @@ class Store:
         return out
 
     # ------------------------------------------------------------------ index
-    def catch_up_index(self) -> int:
-        """Index every message and call changed since the index's own `seq`."""
+    def catch_up_index(self, *, wait: bool = True,
+                       on_progress: Callable[..., None] | None = None) -> int:
+        """Index every message and call changed since the index's own `seq`. Without `wait`,
+        an index another process is writing right now is left to it (-1: the reads answer
+        from what is indexed already). `on_progress(n, total)` as documents are written."""
         with self.read() as conn:
             db_seq = current_seq(conn)
         if self.index.seq >= db_seq:
             return 0
         lock = FileLock(self.home / INDEX_LOCK)
-        lock.acquire(wait=True)
+        if not lock.acquire(wait=wait):
+            self.index_busy = True
+            return -1
         try:
             self.index.refresh()
             since = self.index.seq
@@ -268,9 +319,15 @@ class Store:
             fresh = self.index.doc_count() == 0
             with self.read() as conn:
                 expected = count_changed(conn, since)
+                docs = documents(conn, since)
+                if on_progress is not None:
+                    on_progress(0, expected, phase="updating the search index")
+                    docs = _counted(docs, on_progress, expected)
+                self.phase = "index"  # left set if this is interrupted: see interrupt_note
                 try:
-                    return self.index.write(documents(conn, since), db_seq, fresh=fresh,
-                                            expected=expected)
+                    written = self.index.write(docs, db_seq, fresh=fresh, expected=expected)
+                    self.phase = None
+                    return written
                 except OSError as e:
                     raise StoreError(
                         f"the search index in {self.index.folder} could not be written "
@@ -278,6 +335,16 @@ class Store:
                         "up the next time the store is opened with room to write") from e
         finally:
             lock.release()
+
+    def interrupt_note(self) -> str:
+        """What is true when the user interrupts now (Ctrl-C)."""
+        if self.phase == "index":
+            return ("interrupted while updating the search index; every message is saved, and the "
+                    "index catches up the next time chatmem opens this store")
+        if self.phase == "database":
+            return ("interrupted; nothing of the source being imported was written (sources "
+                    "finished before it are saved)")
+        return "interrupted"
 
     def reindex(self) -> int:
         """Rebuild the index from the database."""
@@ -336,6 +403,13 @@ class PersonNames(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for v in self.cache.values() if v is not None)
+
+
+def _counted(docs: Iterable[IndexDoc], on_progress: Callable[..., None], total: int) -> Iterator[IndexDoc]:
+    for n, doc in enumerate(docs, 1):
+        if n % 500 == 0:
+            on_progress(n, total)
+        yield doc
 
 
 def _explain_write_error(e: Exception) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,9 @@ def handle_errors(fn):
             click.echo(f"chatmem: error: {e}", err=True)
             sys.exit(e.exit_code)
         except KeyboardInterrupt:
-            click.echo("chatmem: interrupted; nothing of the unfinished source was written", err=True)
+            app = next((a for a in args if isinstance(a, AppContext)), None)
+            note = app.interrupt_note() if app is not None else "interrupted"
+            click.echo(f"\nchatmem: {note}", err=True)
             sys.exit(130)
 
     return wrapper
@@ -42,6 +45,8 @@ class AppContext:
     home: str | None = None
     config_path: str | None = None
     seat_name: str | None = None
+    # shows the index catching up (a terminal's progress line), or None
+    on_progress: Callable[..., None] | None = field(default=None, repr=False)
     _config: Config | None = field(default=None, repr=False)
     _store: Store | None = field(default=None, repr=False)
 
@@ -55,12 +60,34 @@ class AppContext:
     def seat(self) -> Seat:
         return self.config().seat(self.seat_name)
 
-    def store(self, catch_up: bool = True) -> Store:
+    def store(self, catch_up: bool = True, write: bool = False) -> Store:
+        """The store: for a read (the default) only an existing one, opened without waiting
+        for an import; `write` creates it when missing and may wait for the write lock."""
         if self._store is None:
             from chatmem.store import Store
 
-            self._store = Store.open(self.home, self.config(), catch_up=catch_up)
+            self._store = Store.open(self.home, self.config(), catch_up=catch_up, create=write,
+                                     on_progress=self.on_progress)
         return self._store
+
+    def refuse_if_importing(self) -> None:
+        """`--no-wait`: stop at once, with a clear message, when another import is running
+        (before opening anything that could wait for it)."""
+        from chatmem.config import resolve_home
+        from chatmem.errors import StoreBusy
+        from chatmem.store.store import IMPORT_LOCK, FileLock
+
+        home = resolve_home(self.home)
+        if not (home / IMPORT_LOCK).exists():
+            return
+        lock = FileLock(home / IMPORT_LOCK)
+        if not lock.acquire(wait=False):
+            raise StoreBusy(f"another chatmem import is running on {home}; try again when it ends "
+                            "(without --no-wait, chatmem waits for it)")
+        lock.release()
+
+    def interrupt_note(self) -> str:
+        return self._store.interrupt_note() if self._store is not None else "interrupted"
 
     def resolve_chat_name(self, chat: str) -> str:
         """`--chat` takes a chat name or a source id; importers want the chat's natural key."""

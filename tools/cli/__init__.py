@@ -8,6 +8,7 @@ line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -67,6 +68,12 @@ def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str
     """chatmem: your iMessage, WhatsApp and Signal archives as one searchable memory."""
     ctx.obj = AppContext(home=home, config_path=config_path, seat_name=seat)
     ctx.call_on_close(ctx.obj.close)
+    if sys.stderr.isatty():  # progress only on a terminal, never into a pipe or a log
+        from .output import LineProgress
+
+        progress = LineProgress("chatmem")
+        ctx.obj.on_progress = progress
+        ctx.call_on_close(progress.close)
 
 
 def main() -> None:

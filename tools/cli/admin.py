@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from chatmem.config import load_timezone
+from chatmem.errors import ChatmemError
 from chatmem.importers import REGISTRY, find_sources
 
 from ..app import AppContext, handle_errors, json_option
@@ -42,10 +43,18 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
     files, the macOS AddressBook database) and JSON Lines. A source whose files have not changed
     since its last import is skipped (--force reads it again).
     """
-    store = app.store()
-    options = store.default_options()
+    zone = None
     if tz:
-        options.timezone = load_timezone(tz)
+        try:
+            zone = load_timezone(tz)
+        except ChatmemError as e:
+            raise click.BadParameter(str(e), param_hint="'--timezone'") from None
+    if no_wait:
+        app.refuse_if_importing()
+    store = app.store(write=True, catch_up=not no_wait)
+    options = store.default_options()
+    if zone is not None:
+        options.timezone = zone
     options.date_format = date_format
     if chat:
         options.chat = app.resolve_chat_name(chat)
@@ -85,7 +94,7 @@ def sync(app: AppContext, force: bool, as_json: bool):
     """
     from ..sync import sync_sources
 
-    store = app.store()
+    store = app.store(write=True)
     reports = sync_sources(store, force=force)
     if as_json:
         emit(reports, True)
@@ -102,7 +111,7 @@ def sync(app: AppContext, force: bool, as_json: bool):
 @handle_errors
 def reindex(app: AppContext, as_json: bool):
     """Rebuild the full-text index from the database."""
-    n = app.store(catch_up=False).reindex()
+    n = app.store(catch_up=False, write=True).reindex()
     emit({"indexed": n}, as_json, text=f"indexed {n:,} records")
 
 

@@ -97,35 +97,62 @@ def print_report(r: dict) -> None:
         click.echo(f"  note: {note}")
 
 
+class LineProgress:
+    """A one-line progress display on stderr: what is being done, how far, the rate, and the
+    time left when the total is known. Clears its line when closed."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.start = self.last = time.monotonic()
+        self.phase = ""
+        self.shown = False
+
+    def __call__(self, n: int, total: int | None = None, phase: str | None = None) -> None:
+        now = time.monotonic()
+        if phase is not None:  # a new phase: say so at once, and time it from here
+            self.phase, self.start, self.last = phase, now, now
+            self._write(f"{self.label}: {phase}")
+            return
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        elapsed = max(now - self.start, 1e-6)
+        rate = n / elapsed
+        done = f"{n:,} of {total:,}" if total else f"{n:,}"
+        left = f", about {_duration((total - n) / rate)} left" if total and rate > 0 and n < total else ""
+        what = self.phase or "records"
+        self._write(f"{self.label}: {what}: {done}, {rate:,.0f}/s{left}")
+
+    def _write(self, text: str) -> None:
+        width = shutil.get_terminal_size((100, 20)).columns - 1
+        sys.stderr.write("\r" + text[:width].ljust(min(width, 100)))
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * min(shutil.get_terminal_size((100, 20)).columns - 1, 100) + "\r")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
 @contextmanager
 def progress_printer(show: bool, label: str) -> Iterator[Callable[..., None]]:
-    """A one-line progress display on stderr: records, rate, and time left when the importer
-    said how many records to expect."""
+    """A progress display on stderr for one import (nothing when not on a terminal)."""
     if not show:
         yield lambda n, total=None, phase=None: None
         return
-    start = time.monotonic()
-    last = [start]
-
-    def update(n: int, total: int | None = None, phase: str | None = None) -> None:
-        now = time.monotonic()
-        if phase is not None:  # a new phase: say so at once, whatever the rate limit
-            sys.stderr.write(f"\r{label}: {phase}{' ' * 30}")
-            sys.stderr.flush()
-            return
-        if now - last[0] < 0.2:
-            return
-        last[0] = now
-        elapsed = max(now - start, 1e-6)
-        rate = n / elapsed
-        left = ""
-        if total and rate > 0 and n < total:
-            left = f", about {int((total - n) / rate)}s left"
-        sys.stderr.write(f"\r{label}: {n:,} records, {rate:,.0f}/s{left}   ")
-        sys.stderr.flush()
-
+    progress = LineProgress(label)
     try:
-        yield update
+        yield progress
     finally:
-        sys.stderr.write("\r" + " " * 80 + "\r")
-        sys.stderr.flush()
+        progress.close()

@@ -39,7 +39,7 @@ def merge_cmd(app: AppContext, person: str, other: str, as_json: bool):
     """Make OTHER part of PERSON (names, handles or person ids). Survives re-imports."""
     from ..people import merge_people
 
-    result = merge_people(app.store(), app.seat(), person, other)
+    result = merge_people(app.store(write=True), app.seat(), person, other)
     emit(result, as_json, text=f"merged {other!r} into {person!r} ({result['person']})")
 
 
@@ -54,7 +54,7 @@ def split_cmd(app: AppContext, person: str, handle: str, name: str | None, as_js
     """Move HANDLE (a phone number, e-mail or name) of PERSON to a person of its own."""
     from ..people import split_person
 
-    result = split_person(app.store(), app.seat(), person, handle, name)
+    result = split_person(app.store(write=True), app.seat(), person, handle, name)
     emit(result, as_json, text=f"{handle!r} is now its own person ({result['person']})")
 
 
@@ -68,5 +68,5 @@ def rename_cmd(app: AppContext, person: str, name: str, as_json: bool):
     """Give PERSON the name NAME everywhere."""
     from ..people import rename_person
 
-    result = rename_person(app.store(), app.seat(), person, name)
+    result = rename_person(app.store(write=True), app.seat(), person, name)
     emit(result, as_json, text=f"{result['person']} is now called {name!r}")

@@ -215,7 +215,7 @@ def memory_save(app: AppContext, conversation_id, text, cites, as_json):
 
     if text == "-":
         text = sys.stdin.read()
-    result = save_memory(app.store(), app.seat(), conversation_id, text, list(cites))
+    result = save_memory(app.store(write=True), app.seat(), conversation_id, text, list(cites))
     emit(result, as_json, text=f"saved memory version {result['version']} ({result['id']}) "
                               f"for {result['conversation_id']}")
 
@@ -223,7 +223,7 @@ def memory_save(app: AppContext, conversation_id, text, cites, as_json):
 def _pause(app: AppContext, conversation_id: str, paused: bool, as_json: bool) -> None:
     from ..memory import pause_memory
 
-    result = pause_memory(app.store(), app.seat(), conversation_id, paused)
+    result = pause_memory(app.store(write=True), app.seat(), conversation_id, paused)
     emit(result, as_json, text=f"memory {'paused' if paused else 'resumed'} for {result['conversation_id']}")
 
 

@@ -33,7 +33,7 @@ def serve(app: AppContext, use_http: bool, host: str, port: int, seat_name: str 
         app.seat_name = seat_name
     setup_logging()
     app.seat()  # an unknown seat is an error before anything is opened
-    store = app.store()
+    store = app.store(write=True)
     try:
         if use_http:
             serve_http(app, store, host, port)
