@@ -385,3 +385,94 @@ def list_people(conn: Connection, query: str | None = None, limit: int = 200,
                     "platforms": sorted(platforms.get(r.id, ())), "handles": handles.get(r.id, [])})
     out.sort(key=lambda p: (p["person"] != OWNER_ID, -p["messages"], p["name"]))
     return out[:limit]
+
+
+# ---------------------------------------------------------------------- names as people say them
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, for matching names as people type them.
+
+    >>> fold("Chloé  DUBOIS")
+    'chloe dubois'
+    """
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
+
+
+MIN_PART = 2  # a name part shorter than this ("a") would match most people
+
+
+def _name_score(query: list[str], name: list[str]) -> int:
+    """3: the same words; 2: every query word starts a different word of the name; 0: no match."""
+    if query == name:
+        return 3
+    left = list(name)
+    for word in query:
+        hit = next((w for w in left if w == word or (len(word) >= MIN_PART and w.startswith(word))), None)
+        if hit is None:
+            return 0
+        left.remove(hit)
+    return 2
+
+
+def resolve_people(conn: Connection, text: str, region: str | None = None) -> list[tuple[str, str]]:
+    """(person id, name) of the people `text` means, as people say it: a person id, `me` or the
+    owner's configured name, a phone number (or its last digits), an e-mail, a handle, a full
+    name, a first name or any parts of a name, any case and accents. The best kind of match
+    wins: an exact name or handle over parts of names.
+
+    "Anna" -> [("p_…", "Anna Berg")]; "lena" -> Lena Vogel and Lena Vogt.
+    """
+    pt, ht = m.Person.__table__, m.Handle.__table__
+    names = dict(conn.execute(select(pt.c.id, pt.c.name)).all())
+    text = (text or "").strip()
+    if not text:
+        return []
+    if text in names:
+        return [(text, names[text])]
+    if fold(text) in ("me", "myself", "owner"):
+        return [(OWNER_ID, names.get(OWNER_ID, "me"))]
+    found: dict[str, int] = {}
+    key = normalize_handle(text, region)
+    if key is not None and key[0] != "name":
+        for pid in conn.execute(select(ht.c.person_id).where(ht.c.kind == key[0], ht.c.value == key[1])).scalars():
+            found[pid] = 3
+        digits = re.sub(r"\D", "", text)
+        if not found and key[0] == "phone" and len(digits) >= 6:
+            for pid in conn.execute(select(ht.c.person_id).where(ht.c.kind == "phone",
+                                                                 ht.c.value.like(f"%{digits}"))).scalars():
+                found[pid] = 2
+    query = fold(text).replace(",", " ").split()
+    # every name a person goes by: the name shown, and names chats gave them (handles of kind name)
+    candidates = [(pid, name) for pid, name in names.items()]
+    candidates += [(r.person_id, r.value) for r in conn.execute(select(ht.c.person_id, ht.c.value)
+                                                                  .where(ht.c.kind == "name"))]
+    for pid, name in candidates:
+        if pid not in names:
+            continue
+        score = _name_score(query, fold(name).split())
+        if score > found.get(pid, 0):
+            found[pid] = score
+    if not found:
+        return []
+    best = max(found.values())
+    return [(pid, names[pid]) for pid in sorted(found, key=lambda p: names[p]) if found[pid] == best]
+
+
+def closest_people(conn: Connection, text: str, n: int = 3) -> list[str]:
+    """The names most like `text`, for an error that helps the caller try again."""
+    import difflib
+
+    pt = m.Person.__table__
+    names = [nm for nm in conn.execute(select(pt.c.name)).scalars() if nm and nm != "me"]
+    by_fold = {fold(nm): nm for nm in names}
+    word = fold(text)
+    near = difflib.get_close_matches(word, list(by_fold), n=n, cutoff=0.4)
+    if len(near) < n:  # a close first name or surname: "Lenna" -> Lena Vogel
+        parts = {p: full for full in by_fold for p in full.split()}
+        near += [f for p in difflib.get_close_matches(word, list(parts), n=n, cutoff=0.6)
+                 for f in [parts[p]] if f not in near]
+    return [by_fold[f] for f in near[:n]]

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 Row = Any  # a result row: attribute access by column name
 PAGE = 200  # rows fetched per query when walking a chat newest first
-MESSAGE_BRIEF = ("id", "sent_at", "ordinal", "sender", "person_id", "text", "kind")
+MESSAGE_BRIEF = ("id", "sent_at", "ordinal", "sender", "person_id", "text", "kind", "deleted", "reply_to")
+IN_BATCH = 500  # ids per IN (...) list
 
 _mt, _ct, _ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
 
@@ -158,19 +159,52 @@ class Reader:
                                  .order_by(_mt.c.sent_at, _mt.c.ordinal).limit(100)).scalars())
         return versions, reactions, attachments, replies
 
+    def message_extras(self, rows: list[Row]) -> dict[str, dict[str, Any]]:
+        """What an item needs beyond its row, for many messages at once: id -> {"attachments":
+        [(name, mime type)], "reply_to": the replied-to row (id, sender, person_id, text,
+        deleted), "earlier": the text a deleted message had where an import kept it}."""
+        at, vt = m.Attachment.__table__, m.MessageVersion.__table__
+        out: dict[str, dict[str, Any]] = {r.id: {} for r in rows}
+        ids = list(out)
+        targets = {r.reply_to for r in rows if getattr(r, "reply_to", None)}
+        deleted = [r.id for r in rows if getattr(r, "deleted", False)]
+        for i in range(0, len(ids), IN_BATCH):
+            for row in self.conn.execute(select(at.c.message_id, at.c.name, at.c.mime_type)
+                                         .where(at.c.message_id.in_(ids[i:i + IN_BATCH]))
+                                         .order_by(at.c.message_id, at.c.position)):
+                out[row.message_id].setdefault("attachments", []).append((row.name, row.mime_type))
+        quoted = {}
+        if targets:
+            quoted = {row.id: row for row in self.conn.execute(
+                select(_mt.c.id, _mt.c.sender, _mt.c.person_id, _mt.c.text, _mt.c.deleted)
+                .where(_mt.c.id.in_(list(targets)[:IN_BATCH])))}
+        for r in rows:
+            if getattr(r, "reply_to", None):
+                out[r.id]["reply_to"] = quoted.get(r.reply_to) or r.reply_to
+        if deleted:
+            for row in self.conn.execute(select(vt.c.message_id, vt.c.text)
+                                         .where(vt.c.message_id.in_(deleted[:IN_BATCH]))
+                                         .order_by(vt.c.message_id, vt.c.position)):
+                if row.text:
+                    out[row.message_id]["earlier"] = row.text  # the newest kept text wins
+        return out
+
     def message_versions(self, message_id: str) -> list[Row]:
         vt = m.MessageVersion.__table__
         return self.conn.execute(select(vt).where(vt.c.message_id == message_id).order_by(vt.c.position)).all()
 
     # ------------------------------------------------------------------ a chat's window
-    def messages_newest_first(self, chat_id: str, since: datetime | None = None) -> Iterator[Row]:
-        """The chat's messages (id, sent_at, ordinal, sender, person_id, text, kind), newest
-        first, read a page at a time."""
+    def messages_newest_first(self, chat_id: str, since: datetime | None = None,
+                              before: tuple[datetime, int, str] | None = None) -> Iterator[Row]:
+        """The chat's messages (MESSAGE_BRIEF columns), newest first, read a page at a time;
+        only those older than the position `before` (sent_at, ordinal, id) when given."""
         cond = _mt.c.chat_id == chat_id
         if since is not None:
             cond = cond & (_mt.c.sent_at >= since)
         columns = [_mt.c[name] for name in MESSAGE_BRIEF]
-        last = None
+        last: Any = None
+        if before is not None:
+            cond = cond & _before(*before)
         while True:
             q = select(*columns).where(cond)
             if last is not None:
@@ -189,11 +223,14 @@ class Reader:
     def latest_calls(self, chat_id: str, limit: int, offset: int = 0) -> list[Row]:
         return windows.newest_calls(self.conn, chat_id, limit, offset)
 
-    def calls_newest_first(self, chat_id: str, since: datetime | None = None) -> list[Row]:
-        """Every call of the chat (at or after `since`), newest first."""
+    def calls_newest_first(self, chat_id: str, since: datetime | None = None,
+                           before: datetime | None = None) -> list[Row]:
+        """Every call of the chat (at or after `since`, before `before`), newest first."""
         cond = _ct.c.chat_id == chat_id
         if since is not None:
             cond = cond & (_ct.c.started_at >= since)
+        if before is not None:
+            cond = cond & (_ct.c.started_at < before)
         return self.conn.execute(select(_ct).where(cond).order_by(_ct.c.started_at.desc(), _ct.c.id.desc())).all()
 
     def chat_messages_by_id(self, chat_id: str, ids: list[str]) -> dict[str, Row]:
@@ -207,6 +244,14 @@ class Reader:
     def count_messages(self, chat: Row, since: datetime | None = None) -> int:
         """How many messages the chat row has (at or after `since`), from the count it keeps."""
         return windows.message_count(self.conn, chat, since)
+
+    def count_messages_before(self, chat_id: str, before: tuple[datetime, int, str],
+                              since: datetime | None = None) -> int:
+        """Messages of the chat older than the position `before` (and at or after `since`)."""
+        cond = (_mt.c.chat_id == chat_id) & _before(*before)
+        if since is not None:
+            cond = cond & (_mt.c.sent_at >= since)
+        return int(self.conn.execute(select(func.count()).select_from(_mt).where(cond)).scalar_one())
 
     def count_calls(self, chat_id: str, since: datetime | None = None) -> int:
         return windows.call_count(self.conn, chat_id, since)
@@ -284,6 +329,17 @@ class Reader:
 
         return find_person(self.conn, text, self.store.config.region)
 
+    def resolve_people(self, text: str) -> list[tuple[str, str]]:
+        """(person id, name) of the people a name as people say it means (see people.resolve_people)."""
+        from .people import resolve_people
+
+        return resolve_people(self.conn, text, self.store.config.region)
+
+    def closest_people(self, text: str) -> list[str]:
+        from .people import closest_people
+
+        return closest_people(self.conn, text)
+
     def people(self, query: str | None = None, limit: int = 200, seat: Seat | None = None) -> list[dict[str, Any]]:
         """People with their handles, platforms and message counts (the owner first). For a
         seat that does not see everything: only the people of its chats, counted there."""
@@ -293,6 +349,26 @@ class Reader:
         if seat is not None and not seat.unrestricted:
             visible = select(_ch.c.id).where(chat_filter(seat))
         return list_people(self.conn, query, limit, visible_chats=visible)
+
+    def handle_names(self, handles: list[str]) -> dict[str, str]:
+        """handle as a chat lists it ("+1 555 0100 001", "Anna") -> the name of the person
+        behind it, for the handles that belong to a named person (the owner is `me`)."""
+        from .people import normalize_handle
+
+        region = self.store.config.region
+        keys = {h: normalize_handle(h, region) for h in set(handles) if isinstance(h, str)}
+        values = {k[1] for k in keys.values() if k}
+        if not values:
+            return {}
+        ht, pt = m.Handle.__table__, m.Person.__table__
+        owners = {(r.kind, r.value): r.name for r in self.conn.execute(
+            select(ht.c.kind, ht.c.value, pt.c.name).join(pt, pt.c.id == ht.c.person_id)
+            .where(ht.c.value.in_(values)))}
+        return {h: owners[k] for h, k in keys.items() if k in owners}
+
+    def platforms(self) -> list[str]:
+        """The platforms of the chats in the store."""
+        return sorted(self.conn.execute(select(_ch.c.platform).distinct()).scalars())
 
     def sources(self) -> list[Row]:
         """Every source imported so far (path, platform, options), oldest first."""

@@ -71,7 +71,8 @@ def test_context_of_a_signal_call_and_errors(loaded, seats):
 
 
 def item_cost(item):
-    return math.ceil(len(json.dumps(item)) / 4)
+    """SPEC: ceil(bytes / 4) of the compact UTF-8 JSON the client receives."""
+    return math.ceil(len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) / 4)
 
 
 @pytest.mark.parametrize("budget", [50, 120, 300, 700, 2000, 100_000])

@@ -72,7 +72,8 @@ def test_counts_and_windows_follow_imports_reimports_and_deletions(store, tmp_pa
     assert_counts_true(store)
     history = get_conversation_history(store, seat, chat_id, max_turns=3)
     assert history["totalTurns"] == 150
-    assert history["turns"][-1]["content"].endswith(": ")  # the newest, deleted before we saw it
+    # the newest, deleted before we saw it: it says so (issue 15), no silent "Anna Berg: "
+    assert history["turns"][-1]["content"].endswith(": (deleted)")
 
     context = get_conversation_context(store, seat, chat_id, token_budget=300)
     assert context["items_included"] + context["items_omitted"] == 150

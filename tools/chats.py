@@ -6,7 +6,7 @@ from chatmem.config import Seat
 from chatmem.errors import ArgumentError
 from chatmem.store import Store
 
-from .lookup import check_int
+from .lookup import check_int, check_platform, known_platforms
 from .records import chat_name, timestamp_fields
 from .types import ChatInfo, ListChatsResult
 
@@ -16,15 +16,19 @@ def list_chats(store: Store, seat: Seat, platform: str | None = None, query: str
     limit = check_int(limit, "limit", 1, 500)
     if query is not None and not isinstance(query, str):
         raise ArgumentError("query must be a string")
+    platform = check_platform(platform, known_platforms(store))
     tz = store.config.timezone
     with store.reader() as r:
         rows = r.chats(seat, platform=platform, query=query, limit=limit + 1)
         names = r.names()
+        # participants as every other tool names them: the person's name, not the raw handle
+        shown = r.handle_names([p for row in rows[:limit] for p in (row.participants or [])])
     chats: list[ChatInfo] = []
     for row in rows[:limit]:
         chats.append({
             "source": row.id, "platform": row.platform, "chat": chat_name(row, names), "group": bool(row.is_group),
-            "participants": list(row.participants or []), "messages": row.message_count or 0,
+            "participants": list(dict.fromkeys(shown.get(p, p) for p in row.participants or [])),
+            "messages": row.message_count or 0,
             "first": timestamp_fields(row.first_at, tz)["timestamp"] if row.first_at else None,
             "last": timestamp_fields(row.last_at, tz)["timestamp"] if row.last_at else None,
         })

@@ -2,25 +2,30 @@
 
 Items (messages and calls) are taken newest first while they fit `token_budget`. When older
 items also deserve a place (messages matching `query`, and the conversation's older calls)
-up to half the budget is kept for them. Every item is counted as ceil(len(json.dumps(item)) / 4)
-tokens, the widest ordinary JSON serialization, so `approx_tokens` is never above the budget
-however a client serializes the items.
+up to half the budget is kept for them. `before` (an item id or an ISO time) starts the window
+further back, so `has_more_older` always leads somewhere: pass the oldest item's id as `before`
+for the next older window; `since` with `before` reads a date range.
+
+Counting (tools/tokens.py): each item's reported cost is ceil(UTF-8 bytes / 4) of its compact
+JSON, as the client receives it, and `approx_tokens` (memory included) never exceeds the budget.
+The budget is filled by a closer per-character estimate, so that real BPE tokens stay near the
+budget for any language (benchmarks/token_budget.py measures it).
 """
 
 from __future__ import annotations
 
 import heapq
-import json
-from collections.abc import Mapping
-from datetime import tzinfo
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from chatmem.config import Seat
+from chatmem.errors import ArgumentError
 from chatmem.store import Store
 
 from .lookup import (
     Timer,
-    approx_tokens,
     call_text,
     check_bool,
     check_id,
@@ -29,52 +34,116 @@ from .lookup import (
     parse_time,
 )
 from .memory import memory_info, no_conversation
-from .records import sender_name, timestamp_fields
+from .records import attachment_refs, describe, reply_ref, shown_kind, shown_sender, shown_text
 from .search import chat_matches
 from .secrets import masker
+from .tokens import approx_tokens, compact, item_cost
 from .types import CallItem, ConversationContextResult, MessageItem
 
 PAGE = 200
+EXTRAS_BATCH = 50  # messages whose attachments / replies are looked up at once
 MAX_QUERY_MATCHES = 50
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
+ITEM_TIME = "%Y-%m-%dT%H:%M%z"  # minutes: a chat's time to the second costs tokens and says little
 
 
-def item_tokens(item: Mapping[str, Any]) -> int:
-    """Tokens of one item: its `json.dumps` length / 4, rounded up."""
-    return approx_tokens(len(json.dumps(item)))
+def _short_time(dt: datetime, tz) -> str:
+    """ISO 8601 to the minute with the owner's offset: 2024-05-03T18:02+02:00."""
+    from .records import local
 
-
-Item = MessageItem | CallItem
+    text = local(dt, tz).strftime(ITEM_TIME)
+    return f"{text[:-2]}:{text[-2:]}"
 
 
 class _Items:
-    """Turns rows into masked items, remembering each item's tokens."""
+    """Turns rows into lean, masked items: keys only where they say something."""
 
-    def __init__(self, seat: Seat, tz: tzinfo, names: Mapping[str, str] | None = None):
+    def __init__(self, seat: Seat, tz, names: Any = None):
         self.mask = masker(seat)
         self.tz = tz
         self.names = names
+        self.extras: dict[str, dict[str, Any]] = {}
+
+    def with_extras(self, reader: Any, rows: Iterator[Any]) -> Iterator[Any]:
+        """`rows`, looking up attachments, replies and earlier texts a batch at a time."""
+        while True:
+            batch = list(islice(rows, EXTRAS_BATCH))
+            if not batch:
+                return
+            self.extras.update(reader.message_extras(batch))
+            yield from batch
 
     def message(self, row: Any) -> MessageItem:
-        text = row.text or ("[media]" if row.kind == "media" else "")
-        return {"type": "message", "id": row.id,
-                "timestamp": timestamp_fields(row.sent_at, self.tz)["timestamp"],
-                "sender": sender_name(row, self.names), "text": self.mask(text)}
+        extra = self.extras.get(row.id)
+        kind = shown_kind(row)
+        files = attachment_refs(extra)
+        item: MessageItem = {"type": "message", "id": row.id, "timestamp": _short_time(row.sent_at, self.tz),
+                                "sender": shown_sender(row, self.names)}
+        if kind != "text":
+            item["kind"] = kind  # type: ignore[typeddict-item]
+        item["text"] = describe(kind, shown_text(row, extra, self.mask), [])
+        if files:
+            item["attachments"] = files
+        reply = reply_ref(extra, self.names, self.mask)
+        if reply is not None:
+            item["reply_to"] = reply
+        return item
 
     def call(self, row: Any) -> CallItem:
-        return {"type": "call", "call_id": row.id,
-                "timestamp": timestamp_fields(row.started_at, self.tz)["timestamp"],
-                "direction": row.direction, "text": self.mask(call_text(row))}
+        return {"type": "call", "call_id": row.id, "timestamp": _short_time(row.started_at, self.tz),
+                "direction": row.direction, "kind": "call", "text": self.mask(call_text(row))}
+
+
+def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tuple[datetime, int, str] | None:
+    """The position `before` names: a message or call of this chat, or an ISO time."""
+    if before is None or not before.strip():
+        return None
+    before = before.strip()
+    if before.startswith(("m_", "t_")):
+        found = reader.message(seat, before)
+        if found is None or found[0].chat_id != chat_id:
+            raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
+                                f"{before!r} is not in it")
+        return (found[0].sent_at, found[0].ordinal, found[0].id)
+    if before.startswith("c_"):
+        call = reader.call(seat, before)
+        if call is None or call[0].chat_id != chat_id:
+            raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
+                                f"{before!r} is not in it")
+        return (call[0].started_at, -1, "")
+    when = parse_time(before, "before", tz)
+    assert when is not None
+    return (when, -1, "")
+
+
+def _memory_within(memory: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, int]:
+    """The memory object, its text shortened if it alone would not fit; (memory, reported, fill)."""
+    reported, fill = item_cost(memory)
+    if fill <= budget or "text" not in memory:
+        return memory, reported, fill
+    text = memory["text"]
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits
+        mid = (lo + hi + 1) // 2
+        if item_cost({**memory, "text": text[:mid] + "…"})[1] <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    memory = {**memory, "text": text[:lo] + "…"}
+    reported, fill = item_cost(memory)
+    return memory, reported, fill
 
 
 def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,
                              query: str | None = None, since: str | None = None,
-                             include_memory: bool = False) -> ConversationContextResult:
-    """The most recent items of a conversation that fit `token_budget`, newest first."""
+                             include_memory: bool = False, before: str | None = None) -> ConversationContextResult:
+    """The most recent items of a conversation (or those before `before`) that fit
+    `token_budget`, newest first."""
     timer = Timer()
     conversation_id = check_id(conversation_id, "conversation_id")
     token_budget = check_int(token_budget, "token_budget", MIN_BUDGET, MAX_BUDGET)
     query = check_text(query, "query", 1000, optional=True)
+    before = check_text(before, "before", 64, optional=True)
     include_memory = check_bool(include_memory, "include_memory")
     tz = store.config.timezone
     t_since = parse_time(since, "since", tz)
@@ -84,66 +153,87 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         chat = r.chat(seat, conversation_id)
         if chat is None:
             raise no_conversation(conversation_id)
+        start = _start(r, seat, chat.id, before, tz)
+        if start is not None and t_since is not None and start[0] <= t_since:
+            raise ArgumentError(f"before ({before}) must be after since ({since})")
         matches = chat_matches(store, chat.id, query, t_since, MAX_QUERY_MATCHES) if query and query.strip() else []
 
+        # the memory comes first: its text counts in the budget
+        memory = memory_info(r, seat, chat, tz) if include_memory else None
+        used = reported_used = 0
+        if memory is not None:
+            memory, reported_used, used = _memory_within(memory, token_budget)
+
         # the newest items, messages and calls merged, until the whole budget is spent
-        calls = r.calls_newest_first(chat.id, t_since)
+        calls = r.calls_newest_first(chat.id, t_since, start[0] if start else None)
+        messages = make.with_extras(r, r.messages_newest_first(chat.id, t_since, start))
         stream = heapq.merge(
-            ((m.sent_at, 1, m.ordinal, m.id, "message", m) for m in r.messages_newest_first(chat.id, t_since)),
+            ((m.sent_at, 1, m.ordinal, m.id, "message", m) for m in messages),
             ((c.started_at, 0, 0, c.id, "call", c) for c in calls),
             key=lambda e: e[:4], reverse=True)
-        window: list[tuple[tuple, Item, int]] = []  # (order key, item, tokens), newest first
-        used = 0
+        window: list[tuple[tuple, Any, int, int]] = []  # (order key, item, reported, fill), newest first
         for entry in stream:
             kind, row = entry[4], entry[5]
             item = make.message(row) if kind == "message" else make.call(row)
-            cost = item_tokens(item)
-            if used + cost > token_budget:
+            reported, fill = item_cost(item)
+            if used + fill > token_budget:
                 break
-            window.append((entry[:4], item, cost))
-            used += cost
+            window.append((entry[:4], item, reported, fill))
+            used += fill
+            reported_used += reported
 
         # older items that also deserve a place: query matches (best first), then older calls
-        in_window = {e[3] for e, _, _ in window}
-        extras: list[tuple[tuple, Item]] = []
+        in_window = {e[3] for e, _, _, _ in window}
+        extras: list[tuple[tuple, Any]] = []
         if matches:
             wanted = [i for i in matches if i not in in_window]
             rows = r.chat_messages_by_id(chat.id, wanted)
-            extras += [((m.sent_at, 1, m.ordinal, m.id), make.message(m))
-                       for m in (rows[i] for i in wanted if i in rows)]
+            if start is not None:
+                rows = {k: v for k, v in rows.items() if (v.sent_at, v.ordinal, v.id) < start}
+            found = [rows[i] for i in wanted if i in rows]
+            make.extras.update(r.message_extras(found))
+            extras += [((m.sent_at, 1, m.ordinal, m.id), make.message(m)) for m in found]
         extras += [((c.started_at, 0, 0, c.id), make.call(c)) for c in calls if c.id not in in_window]
 
         if extras:
-            costs = [item_tokens(item) for _, item in extras]
-            reserve = min(token_budget // 2, sum(costs))
+            costs = [item_cost(item) for _, item in extras]
+            reserve = min(token_budget // 2, sum(f for _, f in costs))
             given_back = []
             while window and used > token_budget - reserve:
-                oldest = window.pop()  # the oldest of the window makes room for the extras
-                given_back.append(oldest)
-                used -= oldest[2]
-            for (key, item), cost in zip(extras, costs):
-                if used + cost <= token_budget:
-                    window.append((key, item, cost))
-                    used += cost
-            for kept in reversed(given_back):  # room the extras did not need goes back to recency
-                if used + kept[2] > token_budget:
+                entry = window.pop()  # the oldest of the window makes room for the extras
+                given_back.append(entry)
+                used -= entry[3]
+                reported_used -= entry[2]
+            for (key, item), (reported, fill) in zip(extras, costs):
+                if used + fill <= token_budget:
+                    window.append((key, item, reported, fill))
+                    used += fill
+                    reported_used += reported
+            for entry in reversed(given_back):  # room the extras did not need goes back to recency
+                if used + entry[3] > token_budget:
                     break
-                window.append(kept)
-                used += kept[2]
+                window.append(entry)
+                used += entry[3]
+                reported_used += entry[2]
 
-        total = r.count_messages(chat, t_since) + len(calls)
-        memory = memory_info(r, seat, chat, tz) if include_memory else None
+        if start is None:
+            total = r.count_messages(chat, t_since) + len(calls)
+        else:
+            total = r.count_messages_before(chat.id, start, t_since) + len(calls)
 
-    items = [item for _, item, _ in sorted(window, key=lambda e: e[0], reverse=True)]
+    items = [item for _, item, _, _ in sorted(window, key=lambda e: e[0], reverse=True)]
     result: ConversationContextResult = {
         "items": items,
-        "approx_tokens": used,
+        "approx_tokens": reported_used,
         "items_included": len(items),
-        "items_omitted": total - len(items),
+        "items_omitted": max(0, total - len(items)),
         "has_more_older": total > len(items),  # the window is the newest run: what's left is older
         "server_ms": 0.0,
     }
     if memory is not None:
-        result["memory"] = memory
+        result["memory"] = memory  # type: ignore[typeddict-item]
     result["server_ms"] = timer.ms()
     return result
+
+
+__all__ = ["approx_tokens", "compact", "get_conversation_context"]

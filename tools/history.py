@@ -22,7 +22,7 @@ from chatmem.store.writes import AGENT, turn_raw
 
 from .lookup import call_record, check_id, check_int, check_text
 from .memory import require_write
-from .records import sender_name, timestamp_fields
+from .records import message_record, shown_sender, timestamp_fields
 from .secrets import masker
 from .types import HistoryResult, LogTurnResult, StartConversationResult, Turn
 
@@ -66,6 +66,7 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
         wanted = offset + max_turns
         messages = r.latest_messages(chat.id, wanted)
+        extras = r.message_extras(messages) if chat.platform != AGENT else {}
         calls = r.latest_calls(chat.id, wanted) if n_calls else []
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
@@ -74,14 +75,15 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     mask = masker(seat)
     turns = []
     for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
-        turn = _call_turn(row, chat, tz, names) if kind == "call" else _message_turn(row, chat, tz, names)
+        turn = _call_turn(row, chat, tz, names) if kind == "call" else _message_turn(row, chat, tz, names, extras.get(row.id))
         turn["turnNumber"] = total - offset - len(picked) + position + 1
         turn["content"] = mask(turn["content"])
         turns.append(turn)
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
 
 
-def _message_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> Turn:
+def _message_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None,
+                  extras: Any = None) -> Turn:
     extra = row.extra or {}
     if chat.platform == AGENT:
         role: Role = row.role if row.role in ROLES else "user"
@@ -89,11 +91,11 @@ def _message_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | No
         refs = [str(r) for r in extra.get("refs", [])]
     else:
         role = "system" if row.kind == "system" else "user"
-        sender = sender_name(row, names)
-        content = f"{sender}: {row.text or ''}" if sender else (row.text or "")
+        # deleted, media and replies say so, as in every other tool
+        content = message_record(row, chat, tz, names, extras)["content"]
         refs = [row.id] + ([row.reply_to] if row.reply_to else [])
     return {"turnNumber": 0, "role": role, "content": content,
-            "timestamp": timestamp_fields(row.sent_at, tz)["timestamp"], "sender": sender_name(row, names),
+            "timestamp": timestamp_fields(row.sent_at, tz)["timestamp"], "sender": shown_sender(row, names),
             "refs": refs}
 
 

@@ -84,6 +84,31 @@ def parse_time(value: Any, name: str, tz: tzinfo) -> datetime | None:
     return dt.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+def known_platforms(store: Any) -> list[str]:
+    """The platforms a `platform` argument may name: the built-in ones and any the store holds."""
+    from chatmem.records import PLATFORMS
+
+    with store.reader() as r:
+        return sorted(set(PLATFORMS) | set(r.platforms()))
+
+
+def check_platform(value: Any, known: list[str]) -> str | None:
+    """A platform name, any case ("iMessage" -> "imessage"); a typo is refused, naming the
+    platforms there are and the closest one."""
+    import difflib
+
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"platform must be one of {', '.join(known)}; got {value!r}")
+    word = value.strip().lower()
+    if word not in known:
+        near = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ArgumentError(f"platform must be one of {', '.join(known)}; got {value!r}{hint}")
+    return word
+
+
 def approx_tokens(chars: int) -> int:
     """Characters / 4, rounded up: the estimate every token figure uses."""
     return math.ceil(chars / 4)

@@ -16,9 +16,10 @@ from chatmem.records import SavedMemory, stable_id
 from chatmem.store import Store
 from chatmem.store.reads import Reader
 
-from .lookup import approx_tokens, check_bool, check_id, check_text
+from .lookup import check_bool, check_id, check_text
 from .records import timestamp_fields
 from .secrets import masker
+from .tokens import approx_tokens
 from .types import MemoryInfo, PauseMemoryResult, SaveMemoryResult
 
 MAX_MEMORY_CHARS = 20_000
@@ -57,7 +58,7 @@ def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> MemoryInfo:
         "text": text,
         "version": row.version,
         "freshness": {"saved_at": timestamp_fields(row.created_at, tz)["timestamp"], "messages_since": since},
-        "token_count": approx_tokens(len(text)),
+        "token_count": approx_tokens(text),
         "cites": list(row.cites or []),
     }
 
@@ -103,7 +104,7 @@ def save_memory(store: Store, seat: Seat, conversation_id: str, text: str, cites
         w.add_memory(SavedMemory(id=memory_id, chat_id=chat.id, version=version, text=text, cites=cites,
                                  created_at=_utcnow(), newest_cited_at=max(times.values()), seat=seat.name))
     return {"id": memory_id, "conversation_id": chat.id, "version": version,
-            "token_count": approx_tokens(len(masker(seat)(text))), "cites": cites}
+            "token_count": approx_tokens(masker(seat)(text)), "cites": cites}
 
 
 def pause_memory(store: Store, seat: Seat, conversation_id: str, paused: bool = True) -> PauseMemoryResult:

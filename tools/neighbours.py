@@ -27,10 +27,11 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
     tz = store.config.timezone
     with store.reader() as r:
         names = r.names()
+        mask = masker(seat)
         found = r.message(seat, memory_id)
         if found is not None:
             row, chat = found
-            hit = message_record(row, chat, tz, names)
+            hit = message_record(row, chat, tz, names, r.message_extras([row])[row.id], mask)
             # calls sort before messages of the same instant: (sent_at, ordinal, id) of the hit
             key = (row.sent_at, row.ordinal, row.id)
         else:
@@ -41,9 +42,13 @@ def get_context(store: Store, seat: Seat, memory_id: str, before: int = 5, after
             hit = call_record(row, chat, tz, names)
             key = (row.started_at, -1, "")
         older, newer = r.neighbours(row.chat_id, *key, before=before, after=after)
-    mask = masker(seat)
-    shown = [(message_record(other, chat, tz, names), False) for other in reversed(older)]
-    shown += [(hit, True)] + [(message_record(other, chat, tz, names), False) for other in newer]
-    messages: list[ContextMessage] = [{**record, "content": mask(record["content"]), "hit": is_hit}
-                                      for record, is_hit in shown]
+        extras = r.message_extras([*older, *newer])
+    messages: list[ContextMessage] = []
+    for other in reversed(older):
+        messages.append({**message_record(other, chat, tz, names, extras[other.id], mask), "hit": False})
+    messages.append({**hit, "hit": True})
+    for other in newer:
+        messages.append({**message_record(other, chat, tz, names, extras[other.id], mask), "hit": False})
+    for m in messages:
+        m["content"] = mask(m["content"])
     return {"messages": messages}

@@ -17,7 +17,7 @@ from chatmem.store import Store
 from chatmem.store.reads import Reader
 
 from .lookup import call_text
-from .records import timestamp_fields
+from .records import chat_name, shown_sender, timestamp_fields
 from .secrets import masker
 from .types import RawResult
 
@@ -43,6 +43,8 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
     if found is None:
         return None
     row, chat = found
+    names = r.names()
+    who, where = shown_sender(row, names), chat_name(chat, names)
     versions, reactions, attachments, replies = r.message_details(row.id)
     when = timestamp_fields(row.sent_at, tz)
     if version is not None:
@@ -50,7 +52,7 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
             return None
         v = versions[version - 1]
         stamp = timestamp_fields(v.timestamp, tz)["timestamp"] if v.timestamp else "time unknown"
-        return {"type": "message", "title": f"earlier version {version} of {row.sender}'s message in {chat.name}, "
+        return {"type": "message", "title": f"earlier version {version} of {who}'s message in {where}, "
                                             f"{when['date']}",
                 "content": f"{stamp}: {v.text}",
                 "relations": _relations(chat.id, versions=[row.id])}
@@ -68,10 +70,10 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
         parts += [f"{a.id} {a.name or '(no name)'} {a.mime_type or ''} "
                   f"{'' if a.size is None else f'{a.size} bytes'} {a.path or ''}".rstrip() for a in attachments]
     if turn:
-        title = f"turn {row.ordinal} ({row.role}) of {chat.name}, {when['date']}"
+        title = f"turn {row.ordinal} ({row.role}) of {where}, {when['date']}"
         relations = _relations(chat.id, refs=[str(r) for r in (row.extra or {}).get("refs", [])])
     else:
-        title = f"{row.sender} in {chat.name}, {when['date']}"
+        title = f"{who} in {where}, {when['date']}"
         relations = _relations(
             chat.id, reply_to=row.reply_to, replies=replies,
             reactions=[f"{x.emoji} {x.sender}" for x in reactions],
@@ -92,7 +94,8 @@ def _call(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
     if row.transcript:
         parts += ["--- transcript ---", row.transcript]
     when = timestamp_fields(row.started_at, tz)
-    return {"type": "call", "title": f"{row.direction} {row.media} call in {chat.name}, {when['date']}",
+    return {"type": "call", "title": f"{row.direction} {row.media} call in {chat_name(chat, r.names())}, "
+                                     f"{when['date']}",
             "content": "\n".join(parts), "relations": _relations(chat.id)}
 
 
@@ -106,7 +109,8 @@ def _attachment(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | N
     msg, chat = found
     meta = {"id": row.id, "message": msg.id, "name": row.name, "mime_type": row.mime_type, "size": row.size,
             "path": row.path, "guid": row.guid}
-    return {"type": "attachment", "title": f"{row.name or 'attachment'} from {msg.sender} in {chat.name}",
+    return {"type": "attachment", "title": f"{row.name or 'attachment'} from {shown_sender(msg, r.names())} in "
+                     f"{chat_name(chat, r.names())}",
             "content": json.dumps(meta, ensure_ascii=False, indent=1),
             "relations": _relations(chat.id, message=msg.id)}
 
@@ -122,7 +126,7 @@ def _memory(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
         return None
     others = r.earlier_memories(row.chat_id, row.version)
     when = timestamp_fields(row.created_at, tz)
-    return {"type": "memory", "title": f"memory version {row.version} of {chat.name}, saved {when['date']}",
+    return {"type": "memory", "title": f"memory version {row.version} of {chat_name(chat, r.names())}, saved {when['date']}",
             "content": row.text, "relations": _relations(chat.id, versions=others, cites=list(row.cites or []))}
 
 

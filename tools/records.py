@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
@@ -22,12 +22,72 @@ def timestamp_fields(dt: datetime, tz: tzinfo) -> dict[str, str]:
     return {"date": when.strftime("%Y-%m-%d %H:%M"), "timestamp": when.isoformat()}
 
 
-def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None) -> MessageRecord:
-    """A message row (+ its chat row) as the dict every tool returns."""
-    text = row.text or ""
+SYSTEM_SENDER = "system"  # who a group event or security notice is from when the source names nobody
+QUOTE_CHARS = 80  # how much of a replied-to message a reply shows
+
+
+def shown_kind(row: Any) -> str:
+    """text, media, system, call, or deleted (deleted for everyone)."""
+    return "deleted" if getattr(row, "deleted", False) else row.kind
+
+
+def shown_sender(row: Any, names: Mapping[str, str] | None) -> str:
     sender = sender_name(row, names)
+    return sender or (SYSTEM_SENDER if row.kind == "system" else "")
+
+
+def shown_text(row: Any, extra: Mapping[str, Any] | None, mask: Callable[[str], str]) -> str:
+    """The message text; a deleted message's earlier text where an import kept it."""
+    text = row.text or ""
+    if getattr(row, "deleted", False) and not text:
+        text = (extra or {}).get("earlier") or ""
+    return mask(text)
+
+
+def attachment_refs(extra: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """[{"name": "trail.jpg", "type": "image/jpeg"}] for a message's attachments."""
+    return [{"name": name or "(no name)", "type": mime or "unknown"}
+            for name, mime in (extra or {}).get("attachments", [])]
+
+
+def reply_ref(extra: Mapping[str, Any] | None, names: Mapping[str, str] | None,
+              mask: Callable[[str], str]) -> dict[str, str] | None:
+    """{"id": …, "quote": "Anna Berg: the first words…"} of the message a reply answers."""
+    target = (extra or {}).get("reply_to")
+    if target is None:
+        return None
+    if isinstance(target, str):  # the replied-to message is not in the store
+        return {"id": target, "quote": ""}
+    text = "(deleted)" if target.deleted and not target.text else (target.text or "")
+    text = text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1].rstrip() + "…"
+    sender = sender_name(target, names)
+    return {"id": target.id, "quote": mask(f"{sender}: {text}" if sender else text)}
+
+
+def describe(kind: str, text: str, attachments: list[dict[str, str]]) -> str:
+    """The text as a line that says something: "(deleted)", "[photo.jpg, image/jpeg]"."""
+    files = ", ".join(f"{a['name']}, {a['type']}" for a in attachments)
+    parts = [text] if text else []
+    if files:
+        parts.append(f"[{files}]")
+    if kind == "deleted" and not text:
+        parts.insert(0, "(deleted)")
+    elif kind == "media" and not parts:
+        parts.append("[media]")
+    return " ".join(parts)
+
+
+def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None,
+                   extra: Mapping[str, Any] | None = None,
+                   mask: Callable[[str], str] = lambda s: s) -> MessageRecord:
+    """A message row (+ its chat row, + `Reader.message_extras` for it) as the dict every
+    tool returns, text masked with `mask`."""
+    kind = shown_kind(row)
+    sender = shown_sender(row, names)
+    files = attachment_refs(extra)
+    text = describe(kind, shown_text(row, extra, mask), files)
     stamp = timestamp_fields(row.sent_at, tz)
-    return {
+    record: MessageRecord = {
         "id": row.id,
         "date": stamp["date"],
         "timestamp": stamp["timestamp"],
@@ -39,5 +99,11 @@ def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | N
         "source": row.chat_id,
         "deleted": bool(row.deleted),
         "edited": bool(row.edited),
-        "kind": row.kind,
+        "kind": kind,  # type: ignore[typeddict-item]
     }
+    if files:
+        record["attachments"] = files  # type: ignore[typeddict-item]
+    reply = reply_ref(extra, names, mask)
+    if reply is not None:
+        record["reply_to"] = reply  # type: ignore[typeddict-item]
+    return record

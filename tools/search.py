@@ -23,7 +23,15 @@ from chatmem.store.index import _analyzer, in_time_range
 from chatmem.store.models import Call, Chat, Message
 from chatmem.store.scope import chat_filter, expired_sessions
 
-from .lookup import Timer, call_record, call_text, check_int, parse_time
+from .lookup import (
+    Timer,
+    call_record,
+    call_text,
+    check_int,
+    check_platform,
+    known_platforms,
+    parse_time,
+)
 from .records import message_record
 from .secrets import masker
 from .types import SearchHit, SearchResult
@@ -137,6 +145,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
     for name, value in (("platform", platform), ("source", source), ("sender", sender), ("person", person)):
         if value is not None and (not isinstance(value, str) or len(value) > 200):
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
+    platform = check_platform(platform, known_platforms(store))
     tz = store.config.timezone
     t_since, t_until = parse_time(since, "since", tz), parse_time(until, "until", tz)
     if t_until is not None and isinstance(until, str) and DATE_ONLY.fullmatch(until.strip()):
@@ -156,12 +165,13 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         filters.append(Q.Term("platform", platform.strip().lower()))
     if source:
         filters.append(Q.Term("source", source.strip()))
+    matched: dict[str, str] = {}
     if sender:
-        filters.append(Q.Term("sender_key", sender.strip().lower().replace(",", " ")))
+        filters.append(_sender_filter(store, sender, matched))
     if group is not None:
         filters.append(Q.Term("group", "1" if group else "0"))
     if person is not None:
-        filters.append(_person_filter(store, person))
+        filters.append(_person_filter(store, person, matched))
     if t_since or t_until:
         lo = int(t_since.replace(tzinfo=timezone.utc).timestamp()) if t_since else None
         hi = int(t_until.replace(tzinfo=timezone.utc).timestamp()) if t_until else None
@@ -199,24 +209,52 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         terms = _highlight_terms(q, searcher)
 
     results = _load_results(store, seat, page, terms, tz)
-    return {
+    out: dict[str, Any] = {
         "results": results,
         "total": total,
         "has_more": offset + len(page) < total,
         "server_ms": timer.ms(),
     }
+    if matched:
+        # which people the person/sender filter took the name to mean
+        out["people_matched"] = [{"person": pid, "name": name} for pid, name in matched.items()]
+    return out
 
 
-def _person_filter(store: Store, person: str) -> Q.Query:
-    from chatmem.store.people import find_person
+def _no_such_person(store: Store, name: str, text: str) -> ArgumentError:
+    with store.reader() as r:
+        near = r.closest_people(text)
+    hint = f"; the closest: {', '.join(near)}" if near else "; list_chats(query=...) shows who is there"
+    return ArgumentError(f"{name}: nobody called {text!r} is in the archive{hint}")
 
+
+def _person_filter(store: Store, person: str, matched: dict[str, str]) -> Q.Query:
+    """The messages of the people `person` means, as people say names (first names, parts,
+    handles, any case and accents); nobody matching is an error naming the closest people."""
     if not person.strip():
         raise ArgumentError("person must be a name, a phone number, an e-mail or a person id")
-    with store.read() as conn:
-        ids = find_person(conn, person, store.config.region)
-    if not ids:
-        return Q.NullQuery  # nobody by that name: no messages, like an unknown sender
-    return Q.Or([Q.Term("person", pid.lower()) for pid in ids])
+    with store.reader() as r:
+        people = r.resolve_people(person)
+    if not people:
+        raise _no_such_person(store, "person", person)
+    matched.update(people)
+    return Q.Or([Q.Term("person", pid.lower()) for pid, _ in people])
+
+
+def _sender_filter(store: Store, sender: str, matched: dict[str, str]) -> Q.Query:
+    """Messages by the people `sender` means, or by a sender of exactly that name or handle
+    (a logged session's `user`/`assistant`, a system notice's author)."""
+    exact = Q.Term("sender_key", sender.strip().lower().replace(",", " "))
+    with store.reader() as r:
+        people = r.resolve_people(sender)
+    if people:
+        matched.update(people)
+        return Q.Or([exact, *(Q.Term("person", pid.lower()) for pid, _ in people)])
+    with store.index.reading() as searcher:
+        known = searcher.doc_frequency("sender_key", exact.text) > 0
+    if not known:
+        raise _no_such_person(store, "sender", sender)
+    return exact
 
 
 def _highlight_terms(q, searcher) -> frozenset[str]:
@@ -254,13 +292,15 @@ def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]]
         chat_ids = {r.chat_id for r in [*msgs.values(), *calls.values()]}
         chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
         names = store.display_names(conn)
+    with store.reader() as r:
+        extras = r.message_extras(list(msgs.values()))
     mask = masker(seat)
     out: list[SearchHit] = []
     for doc_id, score in page:
         if doc_id in msgs:
             row = msgs[doc_id]
-            item = message_record(row, chats.get(row.chat_id), tz, names)
-            text = row.text or ""
+            item = message_record(row, chats.get(row.chat_id), tz, names, extras.get(row.id), mask)
+            text = item["content"].partition(": ")[2] if item["sender"] else item["content"]
         elif doc_id in calls:
             row = calls[doc_id]
             item = call_record(row, chats.get(row.chat_id), tz, names)

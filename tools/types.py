@@ -15,6 +15,21 @@ from typing_extensions import TypedDict
 STRICT = ConfigDict(extra="forbid")
 
 
+Kind = Literal["text", "media", "system", "call", "deleted"]
+
+
+@with_config(STRICT)
+class AttachmentRef(TypedDict):
+    name: str  # file name
+    type: str  # MIME type
+
+
+@with_config(STRICT)
+class ReplyRef(TypedDict):
+    id: str  # the message replied to
+    quote: str  # "sender: its first words…"
+
+
 @with_config(STRICT)
 class MessageRecord(TypedDict):
     """One message (or call) as the tools show it: SPEC "The normalized record"."""
@@ -30,7 +45,9 @@ class MessageRecord(TypedDict):
     source: str
     deleted: bool
     edited: bool
-    kind: Literal["text", "media", "system", "call"]
+    kind: Kind
+    attachments: NotRequired[list[AttachmentRef]]
+    reply_to: NotRequired[ReplyRef]
 
 
 @with_config(STRICT)
@@ -40,11 +57,18 @@ class SearchHit(MessageRecord):
 
 
 @with_config(STRICT)
+class MatchedPerson(TypedDict):
+    person: str  # person id ("me" is the owner)
+    name: str
+
+
+@with_config(STRICT)
 class SearchResult(TypedDict):
     results: list[SearchHit]
-    total: int
+    total: int  # exactly what this seat can reach
     has_more: bool
     server_ms: float
+    people_matched: NotRequired[list[MatchedPerson]]  # whom `person` / `sender` took the name to mean
 
 
 @with_config(STRICT)
@@ -63,7 +87,10 @@ class MessageItem(TypedDict):
     id: str
     timestamp: str
     sender: str
+    kind: NotRequired[Kind]  # only where it is not plain text: media, system, deleted
     text: str
+    attachments: NotRequired[list[AttachmentRef]]
+    reply_to: NotRequired[ReplyRef]
 
 
 @with_config(STRICT)
@@ -72,6 +99,7 @@ class CallItem(TypedDict):
     call_id: str
     timestamp: str
     direction: str
+    kind: Literal["call"]
     text: str
 
 

@@ -16,8 +16,9 @@ its schema, so a client validating structured output still accepts it.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
+
+from ..tokens import approx_tokens
 
 RESPONSE_TOKEN_CAP = 25_000  # the cap some clients (Claude Code) apply to one tool response
 CHARS_PER_TOKEN = 4
@@ -120,7 +121,7 @@ def _recount_context(result: dict[str, Any], gone: list) -> None:
     if "has_more_older" in result:
         result["has_more_older"] = True
     if isinstance(result.get("approx_tokens"), int):
-        freed = sum(math.ceil(len(dumps(item)) / CHARS_PER_TOKEN) for item in gone)
+        freed = sum(approx_tokens(dumps(item)) for item in gone)
         result["approx_tokens"] = max(0, result["approx_tokens"] - freed)
 
 

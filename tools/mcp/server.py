@@ -101,19 +101,49 @@ def tools_for(seat: Seat, functions: dict[str, Any], writes: frozenset[str]) -> 
     return [s for s in TOOL_SPECS if s.name in functions and (seat.write or s.name not in writes)]
 
 
+def _server_class() -> type:
+    """MCPServer, checking each call's arguments in our words before the SDK's pydantic does."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from .arguments import check_arguments
+
+    class ChatmemServer(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            if tool is not None:
+                try:
+                    arguments = check_arguments(name, dict(arguments or {}), tool.parameters)
+                except ChatmemError as e:
+                    raise ToolError(str(e)) from e
+            return await super().call_tool(name, arguments, context)
+
+    return ChatmemServer
+
+
+def publish_platforms(server: Any, platforms: list[str]) -> None:
+    """List the platforms a `platform` argument takes in every tool's input schema."""
+    for tool in server._tool_manager.list_tools():
+        prop = (tool.parameters.get("properties") or {}).get("platform")
+        if prop is None:
+            continue
+        for option in prop.get("anyOf") or [prop]:
+            if option.get("type") == "string":
+                option["enum"] = list(platforms)
+
+
 def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPServer:
     """An MCP server exposing the tools `seat` may use, over `store`. Secrets are masked
     for every seat, the owner included, unless the config lets that seat reveal them to
     assistants (`Seat.for_assistants`)."""
-    from mcp.server import MCPServer
-
+    from ..lookup import known_platforms
     from ..types import RESULT_SCHEMAS
     from .specs import READ, TOOL_SPECS, WRITE
 
     seat = seat.for_assistants()
     functions, writes = tool_functions()
     runner = ToolRunner(store, seat, functions, RESULT_SCHEMAS, lock or threading.Lock())
-    server = MCPServer("chatmem", title="chatmem", version=__version__, instructions=INSTRUCTIONS,
+    server = _server_class()("chatmem", title="chatmem", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
     for spec in tools_for(seat, functions, writes):
         # the wrapper's return annotation (the tool function's result type) gives the tool
@@ -121,6 +151,7 @@ def build_server(store, seat: Seat, lock: threading.Lock | None = None) -> MCPSe
         fn = spec.make(runner)
         server.add_tool(fn, name=spec.name, title=spec.title, description=spec.description,
                         annotations=WRITE if spec.name in writes else READ)
+    publish_platforms(server, known_platforms(store))
     missing = [s.name for s in TOOL_SPECS if s.name not in functions]
     if missing:
         log.warning("not served (no tool function yet): %s", ", ".join(missing))
