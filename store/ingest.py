@@ -5,6 +5,7 @@ is unchanged; a changed record is updated without ever losing text an earlier im
 old text becomes an earlier version). Messages without a platform GUID (WhatsApp) that turn up
 deleted or edited in a newer export carry a different content id: they are reconciled onto the
 message the earlier import had (same chat, time and sender), and their id becomes an alias.
+The same conversation from another reader or export is folded in by `reconcile.Reconciler`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,6 +26,7 @@ from chatmem import records as rec
 from . import models as m
 from .db import next_seq
 from .people import AGENT, People
+from .reconcile import Reconciler, fold_text, merge_attachments
 
 BATCH = 2000
 SQL_CHUNK = 500  # ids per IN (...) list
@@ -204,17 +206,22 @@ class Ingest:
         self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
         self.written = SeenIds()
         self._insert_plans: dict[tuple, tuple[str | None, list]] = {}  # ids inserted by this import, in fresh mode
+        self.reconcile = Reconciler(conn, run_id, report.path, self.fresh)
 
     # -- dispatch
     def feed(self, records: Iterable[rec.Record]) -> None:
+        remap = self.reconcile.chat_map
         for r in records:
             self.records += 1
+            if remap and isinstance(r, (rec.Message, rec.Call, rec.Problem)) and r.chat_id in remap:
+                r.chat_id = remap[r.chat_id]  # the same conversation, as another export keys it
             if isinstance(r, rec.Message):
                 self.messages.append(r)
                 if len(self.messages) >= BATCH:
                     self.flush_messages()
             elif isinstance(r, rec.Chat):
                 self.flush_messages()  # a chat may be renamed between batches
+                self.reconcile.chat(r)
                 self.upsert_chat(r)
             elif isinstance(r, rec.Call):
                 self.calls.append(r)
@@ -241,8 +248,17 @@ class Ingest:
         self.flush_calls()
         self.flush_reactions()
         self.finish_chats()
+        self._reconcile_notes()
         # new senders get their person; after contacts, every link is checked again
         self.people.link(only_unlinked=self.report.contacts == 0)
+
+    def _reconcile_notes(self) -> None:
+        r = self.reconcile
+        self.report.notes.extend(r.chat_notes)
+        if r.merged_messages or r.merged_calls:
+            self.report.notes.append(
+                f"{r.merged_messages} message(s) and {r.merged_calls} call(s) were already in the "
+                "store from another export of the same chats: kept once, completed from this one")
 
     # -- chats
     def upsert_chat(self, chat: rec.Chat) -> None:
@@ -312,6 +328,9 @@ class Ingest:
         else:
             aliases = self._aliases(list(by_id))
             existing = self._existing_messages({aliases.get(i, i) for i in by_id})
+        # ids new to the store: the same message from another export of the same chat?
+        matches = {} if self.fresh else self.reconcile.match_messages(
+            [msg for i, msg in by_id.items() if aliases.get(i, i) not in existing], self._person)
         inserts, versions, attachments = [], [], []
         for msg in dupes:
             self.report.chat(msg.chat_id).unchanged += 1
@@ -325,6 +344,12 @@ class Ingest:
                 old = self._reconcile_content_keyed(msg)
                 if old is not None:
                     target = old["id"]
+            if old is None and msg_id in matches:
+                found = matches[msg_id]
+                self.reconcile.alias(msg_id, found.id)
+                old, target = {"id": found.id, "digest": found.digest, "text": found.text,
+                               "deleted": found.deleted, "run_id": found.run_id,
+                               "chat_id": msg.chat_id}, found.id
             if old is None:
                 self.ordinal += 1
                 inserts.append(self._message_row(msg, digest))
@@ -338,6 +363,13 @@ class Ingest:
                                     "deleted": msg.deleted, "chat_id": msg.chat_id}
             elif old["digest"] == digest:
                 cr.unchanged += 1
+            elif self.reconcile.other_origin(old.get("run_id")):
+                # another export's view of a stored message: complete it, never replace it
+                if self.reconcile.source_digest(target) == digest:
+                    cr.unchanged += 1
+                else:
+                    self._merge_message(target, msg, digest)
+                    cr.updated += 1
             else:
                 self._update_message(target, old, msg, digest)
                 moved_from = old.get("chat_id")
@@ -407,7 +439,7 @@ class Ingest:
         id_list = list(ids)
         for i in range(0, len(id_list), SQL_CHUNK):
             rows = self.conn.execute(
-                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id)
+                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id)
                 .where(mt.c.id.in_(id_list[i:i + SQL_CHUNK])))
             for row in rows:
                 out[row.id] = dict(row._mapping)
@@ -419,7 +451,7 @@ class Ingest:
         mt = m.Message.__table__
         when = to_utc_naive(msg.sent_at)
         rows = self.conn.execute(
-            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id)
+            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id)
             .where(and_(mt.c.chat_id == msg.chat_id, mt.c.sent_at == when,
                         mt.c.sender == msg.sender, mt.c.run_id != self.run_id,
                         mt.c.kind == msg.kind if not msg.deleted else mt.c.id.isnot(None)))
@@ -461,7 +493,7 @@ class Ingest:
 
     def _update_message(self, target: str, old: dict, msg: rec.Message, digest: str) -> None:
         """Apply a changed record; text an earlier import had is never lost."""
-        mt, vt, at = m.Message.__table__, m.MessageVersion.__table__, m.Attachment.__table__
+        mt, vt = m.Message.__table__, m.MessageVersion.__table__
         known = [(r.text, r.timestamp) for r in self.conn.execute(
             select(vt.c.text, vt.c.timestamp).where(vt.c.message_id == target).order_by(vt.c.position))]
         known_texts = {t for t, _ in known}
@@ -483,16 +515,80 @@ class Ingest:
         values["text"] = text
         values["edited"] = msg.edited or bool(rows) or bool(known)
         values["deleted"] = msg.deleted or bool(old.get("deleted"))
-        if msg.attachments:
-            # a copy made with --copy-media stays the attachment's, whatever else changed
-            copied = dict(self.conn.execute(select(at.c.id, at.c.copied).where(
-                (at.c.message_id == target) & at.c.copied.is_not(None))).all())
-            self.conn.execute(at.delete().where(at.c.message_id == target))
-            new_rows = self._attachment_rows(target, msg.attachments)
-            for row in new_rows:
-                row["copied"] = copied.get(row["id"])
-            self.conn.execute(at.insert(), new_rows)
+        atts = msg.attachments
+        st = m.RecordSource.__table__
+        if self.conn.execute(select(st.c.record_id).where(st.c.record_id == target)).first():
+            # completed from another export: what that export added stays
+            cur = self.conn.execute(select(mt.c.guid, mt.c.reply_to, mt.c.sender_handle, mt.c.extra)
+                                    .where(mt.c.id == target)).one()
+            for key in ("guid", "reply_to", "sender_handle"):
+                values[key] = values[key] or getattr(cur, key)
+            values["extra"] = {**(cur.extra or {}), **values["extra"]}
+            atts = merge_attachments(self._stored_attachments(target), atts) if atts else atts
+        if atts:
+            self._replace_attachments(target, atts)
         self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
+
+    def _replace_attachments(self, target: str, atts: list[rec.Attachment]) -> None:
+        at = m.Attachment.__table__
+        # a copy made with --copy-media stays the attachment's, whatever else changed
+        copied = dict(self.conn.execute(select(at.c.id, at.c.copied).where(
+            (at.c.message_id == target) & at.c.copied.is_not(None))).all())
+        self.conn.execute(at.delete().where(at.c.message_id == target))
+        new_rows = self._attachment_rows(target, atts)
+        for row in new_rows:
+            row["copied"] = copied.get(row["id"])
+        self.conn.execute(at.insert(), new_rows)
+
+    def _stored_attachments(self, message_id: str) -> list[dict]:
+        at = m.Attachment.__table__
+        names = [f.name for f in fields(rec.Attachment)]
+        return [dict(r._mapping) for r in self.conn.execute(
+            select(*(at.c[n] for n in names)).where(at.c.message_id == message_id)
+            .order_by(at.c.position))]
+
+    def _merge_message(self, target: str, msg: rec.Message, digest: str) -> None:
+        """Complete a stored message from another export's record of it: ids, text, reply,
+        flags, versions and attachments it lacks; it keeps its own digest, so each source
+        finds its own version unchanged next time."""
+        mt, vt = m.Message.__table__, m.MessageVersion.__table__
+        cur = self.conn.execute(select(mt).where(mt.c.id == target)).one()
+        values: dict[str, Any] = {"seq": self.seq}
+        for key in ("guid", "sender_handle", "reply_to", "text"):
+            if getattr(msg, key) and not getattr(cur, key):
+                values[key] = getattr(msg, key)
+        known = [r.text for r in self.conn.execute(
+            select(vt.c.text).where(vt.c.message_id == target).order_by(vt.c.position))]
+        new_versions = [v for v in msg.versions if v.text not in set(known)]
+        if (msg.edited and not msg.deleted and cur.text and msg.text
+                and fold_text(msg.text) != fold_text(cur.text)):
+            # a newer export shows it edited: its text is current, the stored one a version
+            values["text"] = msg.text
+            if cur.text not in known and cur.text not in {v.text for v in new_versions}:
+                self.conn.execute(vt.insert(), self._version_rows(
+                    target, [rec.Version(cur.text, None)], "earlier-import", start=len(known)))
+                known.append(cur.text)
+        if msg.deleted and not cur.deleted:
+            values["deleted"] = True
+        if (msg.edited or msg.versions) and not cur.edited:
+            values["edited"] = True
+        if cur.kind == "text" and msg.kind == "media":
+            values["kind"] = "media"
+        origins = {self.reconcile.run_origin.get(cur.run_id, ""), self.reconcile.origin,
+                   *((cur.extra or {}).get("sources") or [])}
+        values["extra"] = {**msg.extra, **(cur.extra or {}),
+                           "sources": sorted(o for o in origins if o)}
+        if new_versions:
+            self.conn.execute(vt.insert(), self._version_rows(target, new_versions, "source",
+                                                              start=len(known)))
+        if msg.attachments:
+            stored = self._stored_attachments(target)
+            merged = merge_attachments(stored, msg.attachments)
+            if [asdict(a) for a in merged] != stored:
+                self._replace_attachments(target, merged)
+        self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
+        self.reconcile.remember_source(target, msg.id, digest, msg.raw)
+        self.reconcile.merged_messages += 1
 
     # -- reactions
     def flush_reactions(self) -> None:
@@ -529,14 +625,32 @@ class Ingest:
         batch, self.calls = self.calls, []
         t = m.Call.__table__
         by_id = {c.id: c for c in batch}
-        ids = list(by_id)
+        aliases = {} if self.fresh else self._aliases(list(by_id))
+        ids = list({aliases.get(i, i) for i in by_id})
         existing: dict[str, str] = {}
+        origin_run: dict[str, int | None] = {}
         for i in range(0, len(ids), SQL_CHUNK):
-            for row in self.conn.execute(select(t.c.id, t.c.digest).where(t.c.id.in_(ids[i:i + SQL_CHUNK]))):
-                existing[row.id] = row.digest
+            for row in self.conn.execute(select(t.c.id, t.c.digest, t.c.run_id)
+                                         .where(t.c.id.in_(ids[i:i + SQL_CHUNK]))):
+                existing[row.id], origin_run[row.id] = row.digest, row.run_id
         inserts = []
-        for cid, call in by_id.items():
+        for source_cid, call in by_id.items():
             digest = call_digest(call)
+            cid = aliases.get(source_cid, source_cid)
+            if cid not in existing and not self.fresh:
+                found = self.reconcile.match_call(call)
+                if found is not None:  # the same call from another export of this chat
+                    self.reconcile.alias(source_cid, found)
+                    self._merge_call(found, call, digest)
+                    self.report.calls["updated"] += 1
+                    continue
+            if cid in existing and existing[cid] != digest and self.reconcile.other_origin(origin_run[cid]):
+                if self.reconcile.source_digest(cid) == digest:
+                    self.report.calls["unchanged"] += 1
+                else:
+                    self._merge_call(cid, call, digest)
+                    self.report.calls["updated"] += 1
+                continue
             values = {"id": cid, "seq": self.seq, "chat_id": call.chat_id, "platform": call.platform,
                       "started_at": to_utc_naive(call.started_at), "direction": call.direction,
                       "media": call.media, "duration": call.duration, "answered": call.answered,
@@ -559,6 +673,18 @@ class Ingest:
                 self.report.calls["updated"] += 1
         if inserts:
             self.conn.execute(t.insert(), inserts)
+
+    def _merge_call(self, target: str, call: rec.Call, digest: str) -> None:
+        """Fill what a stored call lacks from another export's record of it."""
+        t = m.Call.__table__
+        cur = self.conn.execute(select(t).where(t.c.id == target)).one()
+        values: dict[str, Any] = {k: getattr(call, k) for k in
+                                  ("duration", "answered", "peer", "summary", "transcript")
+                                  if getattr(cur, k) is None and getattr(call, k) is not None}
+        if values:
+            self.conn.execute(t.update().where(t.c.id == target).values(seq=self.seq, **values))
+        self.reconcile.remember_source(target, call.id, digest, call.raw)
+        self.reconcile.merged_calls += 1
 
     # -- problems and contacts
     def add_problem(self, p: rec.Problem) -> None:

@@ -117,6 +117,29 @@ class MessageAlias(Base):
     message_id: Mapped[str] = mapped_column(String(32), index=True)
 
 
+class ChatAlias(Base):
+    """Another chat id that means this chat: the same conversation as another reader keys it
+    (store/reconcile.py)."""
+
+    __tablename__ = "chat_aliases"
+    alias: Mapped[str] = mapped_column(String(32), primary_key=True)
+    chat_id: Mapped[str] = mapped_column(String(32), index=True)
+    key: Mapped[str] = mapped_column(Text, default="")  # the alias's natural key, for people
+
+
+class RecordSource(Base):
+    """A further source of a message or call: its id, digest and raw text there. The first
+    source is the record's own import run; these rows exist only for merged records."""
+
+    __tablename__ = "record_sources"
+    record_id: Mapped[str] = mapped_column(String(32), primary_key=True)  # the stored record
+    origin: Mapped[str] = mapped_column(Text, primary_key=True)  # the source's path
+    source_id: Mapped[str] = mapped_column(String(32))  # the id that source gives it
+    digest: Mapped[str] = mapped_column(String(32))
+    raw: Mapped[str] = mapped_column(Text, default="")
+    run_id: Mapped[int | None] = mapped_column(Integer)
+
+
 class MessageVersion(Base):
     """An earlier text of a message: from the source's edit history, or text an earlier import
     had before the message was edited or deleted."""

@@ -65,9 +65,12 @@ class Reader:
     # ------------------------------------------------------------------ one record, in scope
     def chat(self, seat: Seat, chat_id: str, *, include_expired: bool = False) -> Row | None:
         """The chat row, or None when it does not exist or the seat may not read it (an expired
-        agent session counts as gone unless `include_expired`)."""
+        agent session counts as gone unless `include_expired`). An id another export gave the
+        same conversation (a chat alias, store/reconcile.py) leads to it too."""
+        at = m.ChatAlias.__table__
+        alias = self.conn.execute(select(at.c.chat_id).where(at.c.alias == chat_id)).scalar()
         return self.conn.execute(select(_ch).where(
-            (_ch.c.id == chat_id) & chat_filter(seat, include_expired=include_expired))).first()
+            (_ch.c.id == (alias or chat_id)) & chat_filter(seat, include_expired=include_expired))).first()
 
     def readable_chat_ids(self, seat: Seat) -> set[str] | None:
         """None when the seat sees every chat, else the ids of the chats it may read."""
@@ -102,7 +105,7 @@ class Reader:
         return self.conn.execute(select(_ch.c.key).where(_ch.c.id == chat_id)).scalar()
 
     def resolve_message_id(self, record_id: str) -> str:
-        """A message id, following an alias (an id a later export gave the same message)."""
+        """A message (or call) id, following an alias (an id another export gave the same record)."""
         t = m.MessageAlias.__table__
         row = self.conn.execute(select(t.c.message_id).where(t.c.alias == record_id)).first()
         return row.message_id if row is not None else record_id
@@ -117,11 +120,17 @@ class Reader:
 
     def call(self, seat: Seat, record_id: str) -> tuple[Row, Row] | None:
         """(call row, chat row), or None when unknown or out of the seat's scope."""
-        row = self.conn.execute(select(_ct).where(_ct.c.id == record_id)).first()
+        row = self.conn.execute(select(_ct).where(_ct.c.id == self.resolve_message_id(record_id))).first()
         if row is None:
             return None
         chat = self.chat(seat, row.chat_id)
         return (row, chat) if chat is not None else None
+
+    def other_sources(self, record_id: str) -> list[Row]:
+        """(origin, raw) of each further export a merged message or call was also read from."""
+        t = m.RecordSource.__table__
+        return list(self.conn.execute(select(t.c.origin, t.c.raw).where(t.c.record_id == record_id)
+                                      .order_by(t.c.origin)))
 
     def attachment(self, attachment_id: str) -> Row | None:
         """An attachment row (check its message's scope with `message`)."""

@@ -57,7 +57,7 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
                 "content": f"{stamp}: {v.text}",
                 "relations": _relations(chat.id, versions=[row.id])}
     turn = row.platform == "agent" and row.role is not None
-    parts = [row.raw or row.text or ""]
+    parts = [row.raw or row.text or "", *_other_sources(r, row.id)]
     if versions:
         parts.append("--- earlier versions ---")
         parts += [f"v{i}{' ' + timestamp_fields(v.timestamp, tz)['timestamp'] if v.timestamp else ''}: {v.text}"
@@ -83,12 +83,20 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
             "relations": relations}
 
 
+def _other_sources(r: Reader, record_id: str) -> list[str]:
+    """The record as each further export had it (one conversation held by several)."""
+    out: list[str] = []
+    for src in r.other_sources(record_id):
+        out += [f"--- also in {src.origin} ---", src.raw]
+    return out
+
+
 def _call(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
     found = r.call(seat, record_id)
     if found is None:
         return None
     row, chat = found
-    parts = [row.raw or call_text(row)]
+    parts = [row.raw or call_text(row), *_other_sources(r, row.id)]
     if row.summary:
         parts += ["--- summary ---", row.summary]
     if row.transcript:
