@@ -4,16 +4,20 @@ from __future__ import annotations
 
 
 def test_importing_the_signal_fixtures_twice_adds_nothing(cli, fixtures_dir):
-    first = cli.json("import", fixtures_dir / "signal")
-    assert {r["path"].rsplit("/", 1)[-1] for r in first} == {"sigexport", "signal-desktop.sqlite"}
+    # four readers' exports of the same conversations: each message is stored once
+    config = ("--config", str(fixtures_dir / "config.yaml"))  # sigexport writes local times
+    first = cli.json(*config, "import", fixtures_dir / "signal")
+    assert {r["path"].rsplit("/", 1)[-1] for r in first} == {
+        "phone-export", "phone-export-small", "sigexport", "signal-desktop.sqlite"}
     assert all(r["status"] == "ok" and not r["problems"] and not r["unparsed"] for r in first)
-    assert sum(r["messages"]["new"] for r in first) == 22  # 9 are in both exports
-    assert sum(r["calls"]["new"] for r in first) == 3
+    # the phone's export has 34; sigexport adds its second "Hello!", the rest is known
+    assert [r["messages"]["new"] for r in first] == [34, 0, 1, 0]
+    assert sum(r["calls"]["new"] for r in first) == 4
 
-    again = cli.json("import", fixtures_dir / "signal", "--force")  # read again, not skipped
+    again = cli.json(*config, "import", fixtures_dir / "signal", "--force")  # read, not skipped
     assert sum(r["messages"]["new"] + r["messages"]["updated"] for r in again) == 0
     assert sum(r["calls"]["new"] + r["calls"]["updated"] for r in again) == 0
-    assert sum(r["messages"]["unchanged"] for r in again) == 31  # each export finds its own
+    assert [r["messages"]["unchanged"] for r in again] == [34, 6, 10, 21]  # each finds its own
 
 
 def test_imported_signal_messages_are_searchable_with_their_chat(cli, fixtures_dir):

@@ -1,8 +1,9 @@
 """Signal: one importer, several readers, one per export format.
 
-`READERS` is asked in order; the first that recognises the path reads it. A new format (such as
-Signal's JSON Lines backup export) is one more module with a reader class and one more entry
-here; the other readers and the store do not change.
+`READERS` is asked in order; the first that recognises the path reads it: Signal Desktop's
+database, Signal's own export from the phone (main.jsonl), signal-export output. A new format is
+one more module with a reader class and one more entry here; the other readers and the store do
+not change (the store folds the same conversation read by several readers into one chat).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from pathlib import Path
 from chatmem.errors import FormatError
 from chatmem.records import ImportOptions, Record
 
+from .backup import BackupReader
 from .common import PLATFORM, Reader
 from .desktop import DesktopReader
 from .sigexport import SigexportReader
 
-READERS: list[type[Reader]] = [DesktopReader, SigexportReader]
+READERS: list[type[Reader]] = [DesktopReader, BackupReader, SigexportReader]
 
 
 class SignalImporter:
@@ -42,8 +44,8 @@ class SignalImporter:
             if path.is_dir():
                 raise FormatError(
                     f"{path}: not a Signal export (expected the Signal Desktop folder with "
-                    "config.json and sql/db.sqlite, a Signal Desktop database, or signal-export "
-                    "output with data.json and chat.md per chat)"
+                    "config.json and sql/db.sqlite, a Signal Desktop database, Signal's own export "
+                    "with main.jsonl, or signal-export output with data.json and chat.md per chat)"
                 )
             reader = self.readers[0]
         return reader.read(path, options)

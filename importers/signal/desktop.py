@@ -36,7 +36,7 @@ from chatmem.records import (
     message_id_from_guid,
 )
 
-from .common import PLATFORM, SYSTEM_SENDER, from_ms
+from .common import PLATFORM, SYSTEM_SENDER, from_ms, splice_mentions
 from .desktop_db import Database, column_names, detect_database, open_database
 from .desktop_events import call_facts, system_actor, system_text
 from .desktop_people import People, sender_key
@@ -286,20 +286,14 @@ class _Run:
             m.kind = "media"
 
     def _with_mentions(self, text: str, ranges: list[dict], extra: dict) -> str:
-        """Put '@Name' where Signal left U+FFFC; ranges count UTF-16 code units, as in JS."""
-        mentions = [r for r in ranges if r.get("mentionAci") or r.get("mentionUuid")]
-        units = text.encode("utf-16-le")
-        names = []
-        for r in sorted(mentions, key=lambda r: r.get("start", 0), reverse=True):
-            start, length = r.get("start", 0), r.get("length", 1)
-            name = self.people.name(r.get("mentionAci") or r.get("mentionUuid"))
-            names.append(name)
-            units = (
-                units[: 2 * start] + f"@{name}".encode("utf-16-le") + units[2 * (start + length) :]
-            )
-        if names:
-            extra["mentions"] = names[::-1]
-        return units.decode("utf-16-le", errors="replace")
+        """Put '@Name' where Signal left U+FFFC (see `common.splice_mentions`)."""
+        mentions = [
+            (r.get("start", 0), r.get("length", 1),
+             self.people.name(r.get("mentionAci") or r.get("mentionUuid")))
+            for r in ranges
+            if r.get("mentionAci") or r.get("mentionUuid")
+        ]
+        return splice_mentions(text, mentions, extra)
 
     def _quote(self, m: Message, row: dict, data: dict) -> None:
         quote = data.get("quote")

@@ -72,10 +72,10 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
 # ----------------------------------------------------------------------- service messages
 
 
-def _timer(seconds: Any) -> str:
+def timer_text(seconds: Any) -> str:
     """Disappearing-message timer in words.
 
-    >>> _timer(604800), _timer(90), _timer(0)
+    >>> timer_text(604800), timer_text(90), timer_text(0)
     ('1 week', '90 seconds', 'off')
     """
     if not seconds:
@@ -87,7 +87,7 @@ def _timer(seconds: Any) -> str:
     return f"{seconds} seconds"
 
 
-def _actor(name: str) -> str:
+def actor_text(name: str) -> str:
     return "You" if name == "me" else name
 
 
@@ -109,16 +109,16 @@ def _group_detail(detail: dict[str, Any], who: str, name: Names) -> str:
         "member-add-from-link",
         "member-add-from-admin-approval",
     ):
-        return f"{member} joined the group" if member == who else f"{who} added {_actor(member)}"
+        return f"{member} joined the group" if member == who else f"{who} added {actor_text(member)}"
     if kind == "member-remove":
-        return f"{member} left the group" if member == who else f"{who} removed {_actor(member)}"
+        return f"{member} left the group" if member == who else f"{who} removed {actor_text(member)}"
     if kind == "avatar":
         return f"{who} {'removed' if detail.get('removed') else 'changed'} the group avatar"
     if kind == "description":
         return f"{who} {'removed' if detail.get('removed') else 'changed'} the group description"
     if kind == "member-privilege":
         role = "an admin" if detail.get("newPrivilege") == 2 else "a member"
-        return f"{who} made {_actor(member)} {role}"
+        return f"{who} made {actor_text(member)} {role}"
     if kind == "pending-add-one":
         return f"{who} invited 1 person to the group"
     if kind == "pending-add-many":
@@ -135,7 +135,7 @@ def _group_detail(detail: dict[str, Any], who: str, name: Names) -> str:
 
 def _group_v2_change(data: dict[str, Any], name: Names) -> str:
     change = data.get("groupV2Change") or {}
-    who = _actor(name(change["from"])) if change.get("from") else "A member"
+    who = actor_text(name(change["from"])) if change.get("from") else "A member"
     texts = [_group_detail(d, who, name) for d in change.get("details") or []]
     return "; ".join(texts) or f"{who} updated the group"
 
@@ -146,25 +146,25 @@ def _group_v1_update(data: dict[str, Any], name: Names) -> str:
     if update.get("name"):
         parts.append(f"Group name is now “{update['name']}”")
     if update.get("joined"):
-        parts.append(", ".join(_actor(name(m)) for m in update["joined"]) + " joined the group")
+        parts.append(", ".join(actor_text(name(m)) for m in update["joined"]) + " joined the group")
     if update.get("left"):
-        parts.append(f"{_actor(name(update['left']))} left the group")
+        parts.append(f"{actor_text(name(update['left']))} left the group")
     return "; ".join(parts) or "The group was updated"
 
 
 def _timer_change(data: dict[str, Any], name: Names) -> str:
     update = data.get("expirationTimerUpdate") or {}
     src = update.get("sourceServiceId") or update.get("sourceUuid") or update.get("source")
-    who = "You" if update.get("fromSync") else (_actor(name(src)) if src else "Someone")
+    who = "You" if update.get("fromSync") else (actor_text(name(src)) if src else "Someone")
     timer = update.get("expireTimer")
     if not timer:
         return f"{who} turned off disappearing messages"
-    return f"{who} set the disappearing message timer to {_timer(timer)}"
+    return f"{who} set the disappearing message timer to {timer_text(timer)}"
 
 
 def _profile_change(data: dict[str, Any], name: Names) -> str:
     change = data.get("profileChange") or {}
-    who = _actor(name(data.get("changedId")))
+    who = actor_text(name(data.get("changedId")))
     if change.get("type") == "name" and change.get("newName"):
         old = change.get("oldName")
         return f"{old or who} changed their profile name to {change['newName']}"

@@ -16,7 +16,6 @@ not change when the configured time zone does.
 
 from __future__ import annotations
 
-import json
 import mimetypes
 import re
 from collections.abc import Iterator
@@ -42,7 +41,7 @@ from chatmem.records import (
     message_id_from_content,
 )
 
-from .common import PLATFORM
+from .common import PLATFORM, json_lines
 
 DATA_FILE, CHAT_FILE = "data.json", "chat.md"
 KEY_PREFIX = "sigexport:"  # chat keys: sigexport has no conversation ids, only folder names
@@ -139,16 +138,10 @@ class _ChatReader:
         out: list[tuple[int, str, Any]] = []
         try:
             with self.data_path.open(encoding="utf-8", errors="replace") as f:
-                for number, line in enumerate(f, 1):
-                    text = line.rstrip("\r\n")
-                    if not text.strip():
-                        continue
-                    try:
-                        obj = json.loads(text)
-                    except ValueError as e:
-                        out.append((number, text, f"not JSON ({e})"))
-                        continue
-                    if not isinstance(obj, dict) or not isinstance(obj.get("date"), str):
+                for number, text, obj, error in json_lines(f):
+                    if error is not None:
+                        out.append((number, text, error))
+                    elif not isinstance(obj, dict) or not isinstance(obj.get("date"), str):
                         out.append((number, text, "not a signal-export message (no date)"))
                     else:
                         out.append((number, text, obj))
