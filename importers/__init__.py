@@ -20,6 +20,7 @@ REGISTRY: dict[str, str] = {
     "imessage": "chatmem.importers.imessage:IMessageImporter",
     "signal": "chatmem.importers.signal:SignalImporter",
     "whatsapp": "chatmem.importers.whatsapp:WhatsAppImporter",
+    "telegram": "chatmem.importers.telegram:TelegramImporter",
     "contacts": "chatmem.importers.contacts:ContactsImporter",
     "jsonl": "chatmem.importers.jsonl:JsonlImporter",
 }

@@ -207,3 +207,30 @@ def test_a_mangled_export_never_crashes_the_reader(tmp_path):
         kept = sum(1 for r in records if isinstance(r, (Message, Call, Problem)))
         # every chat item line is a record or a reported problem, never silently gone
         assert kept >= sum(1 for line in mangled if '"chatItem"' in line)
+
+
+def test_odd_values_in_any_field_are_problems_or_records_never_a_crash(tmp_path):
+    frames = [json.loads(line) for line in (FULL / "main.jsonl").read_text().splitlines()]
+    odd = [None, 0, -1, "", "x", [], {}, 1e308, True, {"a": [1]}, "9" * 30, "-5", "!!!"]
+    folder = tmp_path / "export"
+    folder.mkdir()
+    rng = random.Random(16)
+
+    def mutate(obj, depth=0):
+        if isinstance(obj, dict) and obj:
+            key = rng.choice(list(obj))
+            if depth > 3 or rng.random() < 0.4:
+                obj[key] = json.loads(json.dumps(rng.choice(odd)))
+            else:
+                mutate(obj[key], depth + 1)
+        elif isinstance(obj, list) and obj:
+            mutate(obj[rng.randrange(len(obj))], depth + 1)
+
+    for _ in range(150):
+        data = json.loads(json.dumps(frames))
+        for _ in range(6):
+            mutate(rng.choice(data))
+        (folder / "main.jsonl").write_text("\n".join(json.dumps(d) for d in data))
+        records = read(folder)
+        kept = sum(1 for r in records if isinstance(r, (Message, Call, Problem)))
+        assert kept >= sum(1 for d in data if isinstance(d, dict) and "chatItem" in d)

@@ -158,7 +158,7 @@ class _Run:
                 else:
                     try:
                         yield from self._frame(frame, text, number)
-                    except (KeyError, TypeError, ValueError, AttributeError) as e:
+                    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
                         yield Problem(self.where, number, f"unexpected frame ({e})", text,
                                       self._chat_of(frame))
         notes.append(f"Signal export: {self.counts['chatItem']} chat item(s) in "

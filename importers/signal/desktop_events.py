@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chatmem.importers.words import duration_words
+
 Names = Callable[[Any], str]  # service id / e164 / conversation id → display name ("me")
 
 # ------------------------------------------------------------------------------------ calls
@@ -78,13 +80,7 @@ def timer_text(seconds: Any) -> str:
     >>> timer_text(604800), timer_text(90), timer_text(0)
     ('1 week', '90 seconds', 'off')
     """
-    if not seconds:
-        return "off"
-    for unit, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds % size == 0:
-            n = seconds // size
-            return f"{n} {unit}{'' if n == 1 else 's'}"
-    return f"{seconds} seconds"
+    return duration_words(seconds or 0)
 
 
 def actor_text(name: str) -> str:

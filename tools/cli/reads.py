@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from chatmem.errors import NotFound
+from chatmem.records import PLATFORMS
 
 from ..app import AppContext, handle_errors, json_option
 from .output import emit, table
@@ -16,7 +17,7 @@ from .output import emit, table
 
 @click.command()
 @click.argument("words", nargs=-1, required=False)
-@click.option("--platform", default=None, help="Only this platform (imessage, whatsapp, signal, agent).")
+@click.option("--platform", default=None, help=f"Only this platform ({', '.join(PLATFORMS)}).")
 @click.option("--source", default=None, help="Only this chat (its source id, from `chatmem chats`).")
 @click.option("--sender", default=None, help="Only messages from this sender (name or handle; `me` for you).")
 @click.option("--person", default=None,

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from chatmem.records import PLATFORMS
+
 from ..types import (
     ContextResult,
     ConversationContextResult,
@@ -59,8 +61,8 @@ Since = Annotated[str | None, Field(
                 "2024-05-01T18:30:00+02:00 (a date alone is midnight in the owner's time zone). "
                 "Default: no lower bound.")]
 Platform = Annotated[str | None, Field(
-    description="Only this platform: imessage, whatsapp, signal, or agent (logged agent sessions). "
-                "Default: all.")]
+    description=f"Only this platform: {', '.join(p for p in PLATFORMS if p != 'agent')}, "
+                "or agent (logged agent sessions). Default: all.")]
 
 
 def _search_memory(run: Run):

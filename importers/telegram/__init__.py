@@ -1,0 +1,69 @@
+"""Telegram Desktop's JSON export (`result.json`) → records.
+
+Two layouts: one chat ("Export chat history": `{"name", "type", "id", "messages": [...]}`) or the
+whole account ("Export Telegram data": `{"about", "personal_information", "contacts",
+"chats": {"list": [...]}, "left_chats": {"list": [...]}}`). Each message:
+
+    {"id": 12, "type": "message", "date": "2024-03-02T10:03:00", "date_unixtime": "1709370180",
+     "from": "Anna Berg", "from_id": "user1001", "reply_to_message_id": 11,
+     "text": ["Perfect, I'll bring ", {"type": "bold", "text": "coffee"}]}
+      → Message(sender="Anna Berg", sent_at=2024-03-02 09:03 UTC, text="Perfect, I'll bring coffee",
+                reply_to=<id of message 11>)
+
+Ids: a message is (chat id, message id) in Telegram, both stable across exports of the same
+account; a chat is its id. `date_unixtime` (UTC) is used when present, else `date` is a local
+time of the exporting machine, read in the configured time zone. Media and files are paths
+relative to the export folder (or a "(File not included...)" note). Service messages are
+system events, phone and group calls are calls, topics in forum groups are `extra["topic"]`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from chatmem.errors import FormatError
+from chatmem.records import ImportOptions, Record
+
+from .reader import CHAT_TYPES, read_export
+
+PLATFORM = "telegram"
+HEAD_BYTES = 4096
+
+
+class TelegramImporter:
+    platform = PLATFORM
+
+    def detect(self, path: Path) -> bool:
+        path = Path(path)
+        if not path.is_file() or path.suffix.lower() != ".json":
+            return False
+        try:
+            with path.open("rb") as f:
+                head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return False
+        if '"personal_information"' in head or ('"about"' in head and "Telegram" in head):
+            return True
+        return '"messages"' in head and any(f'"type": "{t}"' in head for t in CHAT_TYPES)
+
+    def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        path = Path(path)
+        try:
+            with path.open(encoding="utf-8") as f:
+                data: Any = json.load(f)
+        except UnicodeDecodeError as e:
+            raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from e
+        except json.JSONDecodeError as e:
+            raise FormatError(f"{path}: not a complete JSON document (line {e.lineno}, column "
+                              f"{e.colno}: {e.msg}); was the export interrupted?") from e
+        except OSError as e:
+            raise FormatError(f"{path}: cannot read ({e})") from e
+        if not isinstance(data, dict) or not ("messages" in data or "chats" in data):
+            raise FormatError(f"{path}: not a Telegram Desktop export (no chats or messages)")
+        return read_export(path, data, options)
+
+
+__all__ = ["PLATFORM", "TelegramImporter"]
