@@ -314,15 +314,19 @@ class _Run:
             recent = [x for x in r.get("recent") or [] if isinstance(x, dict)]
             for x in recent:
                 sender, handle = self._who(x.get("from_id"), x.get("from"), owners)
-                when = x.get("date")
-                msg.reactions.append(Reaction(
-                    emoji=emoji, sender=sender, sender_handle=handle,
-                    timestamp=self._when({"date": when}) if isinstance(when, str) else None))
+                msg.reactions.append(Reaction(emoji=emoji, sender=sender, sender_handle=handle,
+                                              timestamp=self._reaction_time(x)))
             count = _int(r.get("count"))
             if count is not None and count > len(recent):
                 counts.append({"emoji": emoji, "count": count})
         if counts:
             msg.extra["reaction_counts"] = counts  # reactions the export does not name people for
+
+    def _reaction_time(self, reaction: dict[str, Any]) -> datetime | None:
+        try:
+            return self._when(reaction) if reaction.get("date_unixtime") or reaction.get("date") else None
+        except (TypeError, ValueError, OverflowError):
+            return None  # the reaction stays; only its time is unreadable
 
     def _call(self, m: dict, chat: Chat, owners: set[str], sent: datetime, key: str, raw: str) -> Call:
         caller = m.get("actor_id") in owners or (isinstance(m.get("actor"), str)

@@ -1,0 +1,214 @@
+"""Import rate of the newer sources beside the WhatsApp importer's, on generated archives.
+
+    python benchmarks/sources.py --size 100k          # Signal's phone export, Telegram, WhatsApp
+    python benchmarks/sources.py --size 1m            # the same at 1M (the better part of an hour)
+
+Generates (once, cached under benchmarks/data/<size>/, git-ignored) with the same seeded text
+as `generate.py`:
+
+- `signal-export/`: Signal's own export from the phone (main.jsonl + metadata.json + files/):
+  300 chats (one-to-one and groups) with standard messages, quotes, reactions, edits, some
+  attachments without files and update messages;
+- `telegram/result.json`: a Telegram Desktop whole-account export: 300 chats, text as strings and
+  entity arrays, replies, reactions, photos not included, edits, service messages;
+
+then imports each (and the WhatsApp archive from `generate.py`) into an empty store with
+`python -m chatmem import --json` in a subprocess, as `run.py` does, and writes
+`results/sources-<size>.json` and a table (messages/s, and the ratio to WhatsApp's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import random
+import shutil
+import sys
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+from run import CONFIG, OUT, RESULTS, log, machine, run_import  # noqa: E402
+from textgen import TextMaker, Vocabulary, person_names  # noqa: E402
+
+SEED = 21  # issue 21
+CHATS = 300
+GROUP_SHARE = 0.3
+
+
+def _people(rng: random.Random) -> list[tuple[str, str, str]]:
+    """(name, ACI, phone) for everyone the owner writes with."""
+    names = person_names(rng, generate.PEOPLE)
+    return [(n, str(uuid.UUID(int=rng.getrandbits(128), version=4)), f"+1555{2000000 + i:07d}")
+            for i, n in enumerate(names)]
+
+
+def _chats(rng: random.Random, people: list) -> list[list[int]]:
+    """Member indexes per chat: one person, or 3-12 for a group."""
+    return [rng.sample(range(len(people)), rng.randint(3, 12)) if rng.random() < GROUP_SHARE
+            else [rng.randrange(len(people))] for _ in range(CHATS)]
+
+
+def _stream(n: int) -> Any:
+    """(i, chat index, author index or None for the owner, ms since 1970, text, rng) per message."""
+    rng = random.Random(SEED)
+    people = _people(rng)
+    chats = _chats(rng, people)
+    maker = TextMaker(Vocabulary())
+    span_ms = int(generate.SPAN / timedelta(milliseconds=1))
+    start_ms = int(generate.START.timestamp() * 1000)
+    for i in range(n):
+        c = min(int(rng.paretovariate(1.2)) - 1, CHATS - 1)
+        members = chats[c]
+        author = None if rng.random() < 0.4 else rng.choice(members)
+        sent = start_ms + span_ms * i // n + rng.randrange(1000)
+        yield i, c, author, sent, maker.text(rng), rng, people, chats
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def write_signal_export(folder: Path, n: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(SEED)
+    people = _people(rng)
+    chats = _chats(rng, people)
+    with (folder / "main.jsonl").open("w", encoding="utf-8") as f:
+        def out(frame: dict) -> None:
+            f.write(json.dumps(frame, ensure_ascii=False) + "\n")
+        out({"account": {"givenName": "Sam", "familyName": "Rivera"}})
+        out({"recipient": {"id": "1", "self": {}}})
+        for i, (name, aci, phone) in enumerate(people):
+            given, _, family = name.partition(" ")
+            out({"recipient": {"id": str(100 + i), "contact": {
+                "aci": _b64(uuid.UUID(aci).bytes), "e164": phone.lstrip("+"),
+                "profileGivenName": given, "profileFamilyName": family}}})
+        for c, members in enumerate(chats):
+            if len(members) > 1:
+                out({"recipient": {"id": str(10_000 + c), "group": {
+                    "masterKey": _b64(c.to_bytes(32, "big")), "snapshot": {
+                        "title": {"title": f"Group {c}"},
+                        "members": [{"userId": _b64(uuid.UUID(people[m][1]).bytes)} for m in members]}}}})
+        for c, members in enumerate(chats):
+            recipient = 10_000 + c if len(members) > 1 else 100 + members[0]
+            out({"chat": {"id": str(c + 1), "recipientId": str(recipient)}})
+        last: dict[int, tuple[int, int]] = {}
+        for i, c, author, sent, text, r, _, _ in _stream(n):
+            item: dict[str, Any] = {"chatId": str(c + 1), "dateSent": str(sent)}
+            item["authorId"] = "1" if author is None else str(100 + author)
+            item["outgoing" if author is None else "incoming"] = {}
+            if r.random() < 0.02:
+                item["directionless"] = {}
+                item["updateMessage"] = {"simpleUpdate": {"type": "IDENTITY_UPDATE"}}
+            else:
+                std: dict[str, Any] = {"text": {"body": text}}
+                if c in last and r.random() < 0.05:
+                    std["quote"] = {"targetSentTimestamp": str(last[c][1]), "authorId": str(last[c][0])}
+                if r.random() < 0.05:
+                    std["reactions"] = [{"emoji": "👍", "authorId": "1", "sentTimestamp": str(sent + 5000)}]
+                if r.random() < 0.03:
+                    std["attachments"] = [{"pointer": {"contentType": "image/jpeg", "fileName": f"IMG_{i}.jpg",
+                                                       "locatorInfo": {"size": 1000 + i}}}]
+                if r.random() < 0.01:
+                    item["revisions"] = [{"dateSent": str(sent), "standardMessage": {"text": {"body": text[:10]}}}]
+                item["standardMessage"] = std
+            last[c] = (int(item["authorId"]), sent)
+            out({"chatItem": item})
+    (folder / "metadata.json").write_text(json.dumps({"version": "1", "backupTimeMs": "0"}))
+    (folder / "files").mkdir(exist_ok=True)
+
+
+def write_telegram(path: Path, n: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(SEED)
+    people = _people(rng)
+    chats = _chats(rng, people)
+    messages: list[list[dict]] = [[] for _ in chats]
+    for i, c, author, sent, text, r, _, _ in _stream(n):
+        who = ("Sam Rivera", "user1") if author is None else (people[author][0], f"user{1000 + author}")
+        m: dict[str, Any] = {"id": i + 1, "type": "message", "date_unixtime": str(sent // 1000),
+                             "from": who[0], "from_id": who[1]}
+        if r.random() < 0.02:
+            m.update(type="service", actor=who[0], actor_id=who[1], action="pin_message", message_id=i)
+            m.pop("from"), m.pop("from_id")
+        if r.random() < 0.2:
+            words = text.split(" ", 1)
+            m["text"] = [{"type": "bold", "text": words[0]}, " " + words[1] if len(words) > 1 else ""]
+        else:
+            m["text"] = text
+        if messages[c] and r.random() < 0.05:
+            m["reply_to_message_id"] = messages[c][-1]["id"]
+        if r.random() < 0.05:
+            m["reactions"] = [{"type": "emoji", "count": 1, "emoji": "👍",
+                               "recent": [{"from": "Sam Rivera", "from_id": "user1"}]}]
+        if r.random() < 0.03:
+            m["photo"] = "(File not included. Change data exporting settings to download.)"
+        if r.random() < 0.01:
+            m["edited_unixtime"] = str(sent // 1000 + 60)
+        m["text_entities"] = []
+        messages[c].append(m)
+    result = {"about": "Here is the data you requested (Telegram export, generated)",
+              "personal_information": {"user_id": 1, "first_name": "Sam", "last_name": "Rivera"},
+              "chats": {"about": "", "list": [
+                  {"name": f"Group {c}" if len(members) > 1 else people[members[0]][0],
+                   "type": "private_group" if len(members) > 1 else "personal_chat",
+                   "id": 5000 + c, "messages": messages[c]} for c, members in enumerate(chats)]}}
+    path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def ensure(size: str) -> dict[str, Path]:
+    n = generate.SIZES[size]
+    d = generate.DATA / size
+    out = {"signal-export": d / "signal-export", "telegram": d / "telegram" / "result.json"}
+    if not (d / ".signal-export.done").exists():
+        shutil.rmtree(out["signal-export"], ignore_errors=True)
+        write_signal_export(out["signal-export"], n)
+        (d / ".signal-export.done").write_text("ok\n")
+    if not (d / ".telegram.done").exists():
+        write_telegram(out["telegram"], n)
+        (d / ".telegram.done").write_text("ok\n")
+    out["whatsapp"] = generate.ensure(size, "whatsapp", log)[0]
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", choices=list(generate.SIZES), default="100k")
+    args = ap.parse_args(argv)
+    archives = ensure(args.size)
+    results: dict[str, Any] = {"size": args.size, "machine": machine(), "imports": {}}
+    for name, src in archives.items():
+        work = OUT / args.size / f"sources-{name}"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        (work / "config.yaml").write_text(CONFIG)
+        log(f"{args.size} {name}: importing {src}")
+        first = run_import(work / "home", work / "config.yaml", src)
+        first["messages_per_s"] = round(first["new_messages"] / first["seconds"])
+        again = run_import(work / "home", work / "config.yaml", src)
+        first["unchanged_reimport_s"] = again["seconds"]
+        results["imports"][name] = first
+        log(f"{args.size} {name}: {first['new_messages']} in {first['seconds']} s "
+            f"({first['messages_per_s']}/s), unchanged re-import {again['seconds']} s")
+        shutil.rmtree(work, ignore_errors=True)
+    base = results["imports"]["whatsapp"]["messages_per_s"] or 1
+    lines = ["| source | messages | import | msgs/s | × WhatsApp's rate | unchanged re-import |",
+             "|---|---|---|---|---|---|"]
+    for name, r in results["imports"].items():
+        lines.append(f"| {name} {args.size} | {r['new_messages']} | {r['seconds']:.1f} s | "
+                     f"{r['messages_per_s']} | {r['messages_per_s'] / base:.2f} | {r['unchanged_reimport_s']:.2f} s |")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"sources-{args.size}.json").write_text(json.dumps(results, indent=1) + "\n")
+    (RESULTS / f"sources-{args.size}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
