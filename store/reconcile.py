@@ -283,17 +283,32 @@ def merge_attachments(old: list[dict], new: list[rec.Attachment]) -> list[rec.At
         b = asdict(new[i]) if i < len(new) else {}
         merged = {f.name: a.get(f.name) if a.get(f.name) is not None else b.get(f.name)
                   for f in fields(rec.Attachment)}
-        merged["path"] = _better_path(a.get("path"), b.get("path"))
-        if a.get("path") != merged["path"]:  # the incoming file: its key and presence with it
-            merged["key"], merged["present"] = b.get("key"), b.get("present")
+        if _file_rank(b) > _file_rank(a):  # the incoming file is the better one: its facts with it
+            merged.update(path=b.get("path"), key=b.get("key"), present=b.get("present"))
+        else:
+            merged.update(path=a.get("path"), key=a.get("key"), present=a.get("present"))
+        if merged["path"] is None:
+            merged["path"] = a.get("path") or b.get("path")
         out.append(rec.Attachment(**merged))
     return out
 
 
-def _better_path(stored: str | None, incoming: str | None) -> str | None:
-    """A path to a file that is on this machine beats one that is not (a reader's own
-    relative path, such as Signal Desktop's attachment store), whichever came first."""
-    for path in (stored, incoming):
-        if path and os.path.isfile(path):
-            return path
-    return stored or incoming
+def _file_rank(att: dict) -> tuple:
+    """Which of two records of one attachment points at the better file, whatever came first:
+    a file on this machine beats one that is not, a plain one beats one that needs a key, and
+    between equals the smaller path wins (so import order never decides)."""
+    path = att.get("path")
+    if not path:
+        return (0, 0, "")
+    on_disk = os.path.isfile(path) or (path.startswith("zip:") and att.get("present") is not False)
+    return (1, int(on_disk), int(not att.get("key")), _Reversed(path))
+
+
+class _Reversed(str):
+    """A string that sorts backwards (the smaller path ranks higher)."""
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
+
+    def __gt__(self, other: str) -> bool:
+        return str.__lt__(self, other)

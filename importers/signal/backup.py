@@ -391,10 +391,10 @@ class _Run:
         path = self._file(pointer)
         if path is None:
             self.counts["missing_file"] += 1
-        if pointer.get("caption"):
-            msg.extra.setdefault("captions", []).append(pointer["caption"])
+        caption = pointer.get("caption") if isinstance(pointer.get("caption"), str) else None
         return Attachment(name=pointer.get("fileName") or None, mime_type=pointer.get("contentType"),
-                          size=as_int(locator.get("size")), path=str(path) if path else None)
+                          size=as_int(locator.get("size")), path=str(path) if path else None,
+                          present=path is not None, text=caption or None)
 
     def _reaction(self, r: dict[str, Any]) -> Reaction:
         who = r.get("authorId")

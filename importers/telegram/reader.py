@@ -262,13 +262,15 @@ class _Run:
     def _media(self, m: dict[str, Any], msg: Message) -> None:
         if "photo" in m:
             name = m["photo"].rsplit("/", 1)[-1] if isinstance(m["photo"], str) and not _skipped(m["photo"]) else None
+            path = self._file(m["photo"])
             msg.attachments.append(Attachment(name=name, mime_type="image/jpeg", size=_int(m.get("photo_file_size")),
-                                              path=self._file(m["photo"])))
+                                              path=path, present=path is not None))
         if "file" in m:
             name = m.get("file_name") or (m["file"].rsplit("/", 1)[-1]
                                           if isinstance(m["file"], str) and not _skipped(m["file"]) else None)
+            path = self._file(m["file"])
             msg.attachments.append(Attachment(name=name, mime_type=m.get("mime_type"),
-                                              size=_int(m.get("file_size")), path=self._file(m["file"])))
+                                              size=_int(m.get("file_size")), path=path, present=path is not None))
         media_type = m.get("media_type")
         if media_type == "sticker":
             msg.extra["sticker"] = {"emoji": m.get("sticker_emoji")}
