@@ -295,13 +295,14 @@ def merge_attachments(old: list[dict], new: list[rec.Attachment]) -> list[rec.At
 
 def _file_rank(att: dict) -> tuple:
     """Which of two records of one attachment points at the better file, whatever came first:
-    a file on this machine beats one that is not, a plain one beats one that needs a key, and
-    between equals the smaller path wins (so import order never decides)."""
+    a file on this machine beats one that is not (an encrypted one with its key is as good as a
+    plain one: both can be read), and between equals the smaller path wins, so import order
+    never decides."""
     path = att.get("path")
     if not path:
         return (0, 0, "")
     on_disk = os.path.isfile(path) or (path.startswith("zip:") and att.get("present") is not False)
-    return (1, int(on_disk), int(not att.get("key")), _Reversed(path))
+    return (1, int(on_disk), _Reversed(path))
 
 
 class _Reversed(str):
