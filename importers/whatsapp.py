@@ -211,8 +211,11 @@ class WhatsAppImporter:
       become sender `me`. Without them, in a one-to-one chat named after the other person,
       the one other author is taken to be the owner (and a note says so).
     - `date_format`: `DMY`, `MDY` or `YMD`, or any spelling with d, m and y in that order
-      (`dd/mm/yyyy`, `%m/%d/%y`, `Y-M-D`). Without it the order is inferred per header layout
-      from the whole file; a guess is reported in the SourceState notes.
+      (`dd/mm/yyyy`, `%m/%d/%y`, `Y-M-D`); or a whole header layout with the time
+      (`[dd.mm.yy HH:MM:SS]`, `dd/mm/yyyy, hh:mm a - `), then only lines that start so are
+      headers. Without it the order is inferred per header layout from the whole file; a
+      guess is reported in the SourceState notes. Headers are read in any digits, separators,
+      order, 12-hour markers and Gregorian, Buddhist or Japanese-era years (whatsapp_header).
     - `chat`: merge the export into the chat of that name (the name becomes the chat key), or
       into the chat with that source id (`s_` + 16 hex digits).
 
@@ -239,8 +242,10 @@ class WhatsAppImporter:
     `Call(direction="missed")`, or "outgoing" unanswered when the owner called) in file order,
     Problems for text before the first header, and one SourceState at the end. System events
     carry `extra["event"]` (created, added, removed, left, subject, icon, description,
-    security_code, timer, number_changed, e2e, contact, unknown); polls `extra["poll"]`,
-    locations `extra["location"]`, a body WhatsApp left empty (`Name:.`) `extra["placeholder"]`.
+    security_code, timer, number_changed, e2e, contact, business, unknown); polls
+    `extra["poll"]`, locations `extra["location"]`, a body WhatsApp left empty (`Name:.`)
+    `extra["placeholder"]`. The words come from `whatsapp_words/` (33 languages); bodies taken
+    as media by their shape alone are listed in a SourceState note.
     """
 
     platform = PLATFORM
