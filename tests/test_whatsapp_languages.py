@@ -127,3 +127,14 @@ def test_cli_imports_every_language_fixture(cli) -> None:
     assert sum(r["messages"]["new"] for r in reports) == sum(
         e["messages"] + e["system"] for _, e in FIXTURES.values())
     assert all(r["unparsed"] == 0 for r in reports)
+
+
+def test_learned_markers_are_not_resumed_from(tmp_path) -> None:
+    # A checkpoint is written every 1,000 messages; with markers only this file defines, the
+    # next import reads it whole (its new part could change what the markers mean).
+    lines = [f"18/3/22, {1 + i % 11}:{i % 60:02d} {'xx' if i % 2 else 'yy'} - A: m{i}"
+             for i in range(1200)]
+    plain = [line.replace(" xx", " AM").replace(" yy", " PM") for line in lines]
+    learned = state_of(read_text(tmp_path, "\n".join(lines) + "\n", name="a.txt"))
+    known = state_of(read_text(tmp_path, "\n".join(plain) + "\n", name="b.txt"))
+    assert known.state["resume"] and not learned.state["resume"]
