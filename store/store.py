@@ -336,6 +336,28 @@ class Store:
         finally:
             lock.release()
 
+    def sync_preview(self) -> list[dict[str, str]]:
+        """What `chatmem sync` would do with each known source, without reading any:
+        "unchanged", "changed" (it would be read again) or "missing"."""
+        st = m.Source.__table__
+        with self.read() as conn:
+            sources = conn.execute(select(st).order_by(st.c.id)).all()
+        out = []
+        for src in sources:
+            path = Path(src.path)
+            if not path.exists():
+                status = "missing"
+            else:
+                fp = fingerprint(path, {"platform": src.platform, **(src.options or {})})
+                status = "unchanged" if fp == src.fingerprint else "changed"
+            out.append({"path": src.path, "platform": src.platform, "status": status,
+                        "imported": f"{src.imported_at:%Y-%m-%d %H:%M} UTC" if src.imported_at else ""})
+        return out
+
+    def database_seq(self) -> int:
+        with self.read() as conn:
+            return current_seq(conn)
+
     def interrupt_note(self) -> str:
         """What is true when the user interrupts now (Ctrl-C)."""
         if self.phase == "index":

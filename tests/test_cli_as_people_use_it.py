@@ -127,3 +127,104 @@ def test_a_wrong_option_value_is_a_usage_error(tmp_path, args):
     r = invoke(tmp_path / "home", *args)
     assert r.exit_code == 2, r.output
     assert "Traceback" not in r.output
+
+
+# ---------------------------------------------------------------- output and words
+
+
+@pytest.fixture(scope="module")
+def fixture_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("cli") / "home"
+    for path in (JSONL, ANNA, FIXTURES / "signal" / "signal-desktop.sqlite"):
+        assert invoke(home, "import", str(path)).exit_code == 0
+    return home
+
+
+def test_search_pages_through_every_match(fixture_home):
+    import json
+
+    everything = json.loads(invoke(fixture_home, "search", "--person", "Anna Berg", "--json",
+                                   "--limit", "50").output)
+    ids = [r["id"] for r in everything["results"]]
+    dates = [r["timestamp"] for r in everything["results"]]
+    assert dates == sorted(dates, reverse=True)  # no words: newest first
+    pages = []
+    for offset in range(0, len(ids), 3):
+        page = json.loads(invoke(fixture_home, "search", "--person", "Anna Berg", "--json",
+                                 "--limit", "3", "--offset", str(offset)).output)
+        pages += [r["id"] for r in page["results"]]
+    assert pages == ids
+    text = invoke(fixture_home, "search", "--person", "Anna Berg", "--limit", "3").output
+    assert f"1-3 of {everything['total']} matches; next page: --offset 3" in text
+    oldest = json.loads(invoke(fixture_home, "search", "--person", "Anna Berg", "--sort", "oldest",
+                               "--json").output)["results"]
+    assert [r["timestamp"] for r in oldest] == sorted(r["timestamp"] for r in oldest)
+
+
+def test_a_word_with_a_dash_leaves_it_out(fixture_home):
+    import json
+
+    both = json.loads(invoke(fixture_home, "search", "Zugspitze", "--json").output)["total"]
+    without = invoke(fixture_home, "search", "Zugspitze", "-trail", "--json")
+    assert without.exit_code == 0, without.output
+    assert json.loads(without.output)["total"] < both
+    after_dashes = invoke(fixture_home, "search", "--json", "--", "Zugspitze", "-trail")
+    assert json.loads(after_dashes.output)["total"] == json.loads(without.output)["total"]
+    typo = invoke(fixture_home, "search", "coffee", "--limt", "3")
+    assert typo.exit_code == 2 and "No such option '--limt'" in typo.output
+
+
+def test_piped_output_is_plain_and_whole(fixture_home):
+    r = invoke(fixture_home, "search", "coffee")  # CliRunner's stdout is not a terminal
+    assert "**" not in r.output and "\x1b[" not in r.output and "…" not in r.output
+
+
+def test_unknown_ids_are_errors_everywhere_in_the_cli_own_words(fixture_home):
+    for args in (["history", "s_0000000000000000"], ["context", "m_0000000000000000"],
+                 ["conversation", "s_0000000000000000"]):
+        r = invoke(fixture_home, *args)
+        assert r.exit_code == 1, (args, r.output)
+        assert "no " in r.output and "search_memory" not in r.output and "list_chats" not in r.output
+    budget = invoke(fixture_home, "conversation", "s_0000000000000000", "--budget", "10")
+    assert budget.exit_code == 2 and "--budget must be" in budget.output
+    assert "token_budget" not in budget.output
+
+
+def test_doctor_says_where_things_are_and_what_sync_would_read(fixture_home, tmp_path):
+    import json
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(fixture_home, home)
+    r = json.loads(invoke(home, "doctor", "--json").output)
+    assert r["home"] == str(home) and r["config"] == str(CONFIG) and r["config_found"]
+    assert r["counts"]["messages"] > 0 and r["counts"]["sources"] == 3
+    assert r["index"]["behind"] == 0 and r["sizes"]["database"] > 0
+    assert {s["status"] for s in r["sync"]} == {"unchanged"}
+    os.chmod(home, 0o755)
+    text = invoke(home, "doctor").output
+    assert "readable by other users" in text
+    assert "all unchanged" in text
+
+
+def test_doctor_lists_a_changed_source(tmp_path):
+    import json
+
+    home = tmp_path / "home"
+    export = tmp_path / ANNA.name
+    export.write_bytes(ANNA.read_bytes())
+    invoke(home, "import", str(export))
+    with export.open("a", encoding="utf-8") as f:
+        f.write("01/03/2024, 10:00 - Anna Berg: one more\n")
+    r = json.loads(invoke(home, "doctor", "--json").output)
+    assert [s["status"] for s in r["sync"]] == ["changed"]
+
+
+def test_shell_completion_knows_the_commands(tmp_path):
+    env = {**os.environ, "COMP_WORDS": "chatmem sea", "COMP_CWORD": "1",
+           "_CHATMEM_COMPLETE": "bash_complete"}
+    r = subprocess.run([sys.executable, "-m", "chatmem"], env=env, capture_output=True, text=True)
+    assert "search" in r.stdout
+    script = subprocess.run([sys.executable, "-m", "chatmem"], capture_output=True, text=True,
+                            env={**os.environ, "_CHATMEM_COMPLETE": "bash_source"})
+    assert "complete" in script.stdout and "_chatmem_completion" in script.stdout

@@ -26,7 +26,9 @@ def handle_errors(fn):
         try:
             return fn(*args, **kwargs)
         except ChatmemError as e:
-            click.echo(f"chatmem: error: {e}", err=True)
+            app = next((a for a in args if isinstance(a, AppContext)), None)
+            words = app.error_words(str(e)) if app is not None and app.error_words else str(e)
+            click.echo(f"chatmem: error: {words}", err=True)
             sys.exit(e.exit_code)
         except KeyboardInterrupt:
             app = next((a for a in args if isinstance(a, AppContext)), None)
@@ -47,6 +49,8 @@ class AppContext:
     seat_name: str | None = None
     # shows the index catching up (a terminal's progress line), or None
     on_progress: Callable[..., None] | None = field(default=None, repr=False)
+    # puts a tool's error in this face's own words (the CLI names its options), or None
+    error_words: Callable[[str], str] | None = field(default=None, repr=False)
     _config: Config | None = field(default=None, repr=False)
     _store: Store | None = field(default=None, repr=False)
 

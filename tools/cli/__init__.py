@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "stats": "chatmem.tools.cli.admin:stats",
     "export": "chatmem.tools.cli.admin:export",
     "reindex": "chatmem.tools.cli.admin:reindex",
+    "doctor": "chatmem.tools.cli.admin:doctor",
     "serve": "chatmem.tools.mcp.command:serve",
     "web": "chatmem.tools.web.command:web",
 }
@@ -66,7 +67,9 @@ class LazyGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str | None) -> None:
     """chatmem: your iMessage, WhatsApp and Signal archives as one searchable memory."""
-    ctx.obj = AppContext(home=home, config_path=config_path, seat_name=seat)
+    from .output import cli_words
+
+    ctx.obj = AppContext(home=home, config_path=config_path, seat_name=seat, error_words=cli_words)
     ctx.call_on_close(ctx.obj.close)
     if sys.stderr.isatty():  # progress only on a terminal, never into a pipe or a log
         from .output import LineProgress

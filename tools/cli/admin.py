@@ -142,3 +142,38 @@ def export(app: AppContext, out: Path | None):
         n = write_export(conn, out if out is not None else sys.stdout)
     if out is not None:
         click.echo(f"wrote {n:,} records to {out}", err=True)
+
+
+@click.command()
+@json_option
+@click.pass_obj
+@handle_errors
+def doctor(app: AppContext, as_json: bool):
+    """Where the store and config are, their sizes and counts, whether the search index is
+    current, what `sync` would read again, and anything that looks wrong."""
+    from ..doctor import diagnose
+
+    result = diagnose(app.store(catch_up=False), app.seat(), app.config())
+    if as_json:
+        emit(result, True)
+        return
+    mb = {k: f"{v / 1e6:,.1f} MB" for k, v in result["sizes"].items()}
+    c = result["counts"]
+    click.echo(f"store:    {result['home']}{' (read-only)' if result['read_only'] else ''}")
+    click.echo(f"config:   {result['config'] or '(none: defaults)'}"
+               + ("" if result["config_found"] or not result["config"] else " (not found: defaults)"))
+    click.echo(f"database: {result['database']} ({mb['database']}); index {mb['index']}; "
+               f"copied media {mb['media']}")
+    click.echo(f"holds:    {c['messages']:,} messages, {c['calls']:,} calls in {c['chats']:,} chats; "
+               f"{c['people']:,} people; {c['sources']:,} sources")
+    ix = result["index"]
+    state = "current" if not ix["behind"] else f"behind by {ix['behind']} import step(s)"
+    click.echo(f"index:    {ix['documents']:,} documents, {state}"
+               + (" (an import is writing it)" if ix["busy"] else ""))
+    changed = [s for s in result["sync"] if s["status"] != "unchanged"]
+    click.echo(f"sync:     {len(result['sync'])} sources; "
+               + (f"{len(changed)} would be read again or are missing:" if changed else "all unchanged"))
+    for s in changed:
+        click.echo(f"  {s['status']:9} {s['path']}")
+    for w in result["warnings"]:
+        click.echo(f"warning:  {w}")

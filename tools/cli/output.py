@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -43,7 +44,9 @@ def render(value: Any, indent: int = 0) -> str:
 
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int | None = None) -> str:
-    """A plain-text table; the last column is cut to fit the terminal."""
+    """A plain-text table. On a terminal the last column is cut to fit its width (never
+    inside a highlighted hit or a [masked …] mark); piped, every cell is written whole."""
+    cut = max_width is not None or sys.stdout.isatty()
     max_width = max_width or shutil.get_terminal_size((120, 20)).columns
     cells = [[("" if c is None else str(c)).replace("\n", " ") for c in row] for row in rows]
     widths = [len(h) for h in headers]
@@ -52,19 +55,49 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int 
             widths[i] = min(max(widths[i], len(c)), 40)
     fixed = sum(widths[:-1]) + 2 * (len(headers) - 1)
     last = max(20, max_width - fixed)
-    widths[-1] = min(max([len(headers[-1])] + [len(r[-1]) for r in cells] or [0]), last)
+    widths[-1] = min(max([len(headers[-1])] + [_visible(r[-1]) for r in cells] or [0]), last)
 
     def fmt(row: Sequence[str]) -> str:
         out = []
         for i, c in enumerate(row):
             w = widths[i]
-            c = c if len(c) <= w else c[: max(0, w - 1)] + "…"
-            out.append(c.ljust(w) if i < len(row) - 1 else c)
+            if i < len(row) - 1:
+                c = c if len(c) <= w else c[: max(0, w - 1)] + "…"
+                out.append(c.ljust(w))
+            else:
+                out.append(_fit(c, w) if cut else c)
         return "  ".join(out).rstrip()
 
     lines = [fmt(headers), fmt(["-" * w for w in widths])]
     lines += [fmt(r) for r in cells]
     return "\n".join(lines)
+
+
+def _visible(text: str) -> int:
+    return len(text.replace("**", ""))
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` cut to `width` visible characters, keeping hit marks (**…**) paired and never
+    splitting a [masked …] mark."""
+    if _visible(text) <= width:
+        return text
+    out, seen, i = [], 0, 0
+    while i < len(text) and seen < width - 1:
+        if text.startswith("**", i):
+            out.append("**")
+            i += 2
+            continue
+        out.append(text[i])
+        seen += 1
+        i += 1
+    cut = "".join(out)  # == text[:i]
+    for mark in re.finditer(r"\[masked[^\]]*\]", text):
+        if mark.start() < i < mark.end():
+            cut = text[: mark.start()].rstrip()
+    if cut.count("**") % 2:
+        cut += "**"
+    return cut + "…"
 
 
 def print_report(r: dict) -> None:
@@ -156,3 +189,37 @@ def progress_printer(show: bool, label: str) -> Iterator[Callable[..., None]]:
         yield progress
     finally:
         progress.close()
+
+
+# What the tool functions call things (for MCP clients) -> what the command line calls them.
+CLI_WORDS = [
+    (r"\bsearch_memory\b", "`chatmem search`"),
+    (r"\bget_context\b", "`chatmem context`"),
+    (r"\bget_conversation_context\b", "`chatmem conversation`"),
+    (r"\bget_conversation_history\b", "`chatmem history`"),
+    (r"\bread_raw_data\b", "`chatmem raw`"),
+    (r"\bread_attachment\b", "`chatmem attachment`"),
+    (r"\blist_chats\b", "`chatmem chats`"),
+    (r"\bstart_conversation\b", "an agent session"),
+    (r"\btoken_budget\b", "--budget"),
+    (r"\bmax_turns\b", "--turns"),
+    (r"\bmax_chars\b", "--max-chars"),
+    (r"\bmax_bytes\b", "--max-bytes"),
+    (r"\binclude_memory\b", "--memory"),
+    (r"^(limit|offset|before|after|since|until|platform|source|sender|person|sort|page|query)\b",
+     r"--\1"),
+]
+
+
+def cli_words(message: str) -> str:
+    """An error from a tool function, in the command line's own words."""
+    for pattern, words in CLI_WORDS:
+        message = re.sub(pattern, words, message)
+    return message
+
+
+def highlight(snippet: str) -> str:
+    """A snippet's **hits**: bold on a terminal, plain text when piped or redirected."""
+    if sys.stdout.isatty():
+        return re.sub(r"\*\*(.+?)\*\*", lambda m: click.style(m.group(1), bold=True, fg="yellow"), snippet)
+    return re.sub(r"\*\*(.+?)\*\*", r"\1", snippet)

@@ -12,10 +12,10 @@ from chatmem.errors import NotFound
 from chatmem.records import PLATFORMS
 
 from ..app import AppContext, handle_errors, json_option
-from .output import emit, table
+from .output import emit, highlight, table
 
 
-@click.command()
+@click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("words", nargs=-1, required=False)
 @click.option("--platform", default=None, help=f"Only this platform ({', '.join(PLATFORMS)}).")
 @click.option("--source", default=None, help="Only this chat (its source id, from `chatmem chats`).")
@@ -25,29 +25,43 @@ from .output import emit, table
 @click.option("--group/--no-group", default=None, help="Only group chats / only one-to-one chats.")
 @click.option("--since", default=None, help="Only from this date or time on (ISO 8601).")
 @click.option("--until", default=None, help="Only up to this date or time (ISO 8601).")
-@click.option("--limit", default=10, show_default=True, type=int, help="Results to show, 1-50.")
-@click.option("--sort", type=click.Choice(["relevance", "newest"]), default="relevance", show_default=True)
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50),
+              help="Results per page, 1-50 (--offset for the next pages).")
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0),
+              help="Skip this many results: the next page starts at --offset plus --limit.")
+@click.option("--sort", type=click.Choice(["relevance", "newest", "oldest"]), default=None,
+              help="Order of the results (default: relevance; by date, newest first, without words).")
 @json_option
 @click.pass_obj
 @handle_errors
-def search(app: AppContext, words, platform, source, sender, person, group, since, until, limit, sort, as_json):
-    """Full-text search: words are ANDed; "phrases", OR, -exclude and prefix* work.
+def search(app: AppContext, words, platform, source, sender, person, group, since, until, limit,
+           offset, sort, as_json):
+    """Search what was said: all words must match; "a phrase" (in quotes inside the argument),
+    a OR b, prefix*, and -word to leave out (`chatmem search tea -coffee`, or after `--`).
 
-    With --person, --sender or --source, WORDS may be left out to list everything they wrote.
+    With --person, --sender or --source, WORDS may be left out to list everything they wrote,
+    newest first.
     """
     from ..search import search_memory
 
+    typos = [w for w in words if w.startswith("--")]
+    if typos:
+        raise click.NoSuchOption(typos[0].split("=", 1)[0])
+    if sort is None:
+        sort = "relevance" if words else "newest"
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
                            sender=sender, group=group, since=since, until=until, limit=limit, sort=sort,
-                           person=person)
+                           person=person, offset=offset)
     if as_json:
         emit(result, True)
         return
-    rows = [(r["date"], r["platform"], r["chat"], r["id"], r["snippet"] and f"{r['sender']}: {r['snippet']}")
+    rows = [(r["date"], r["platform"], r["chat"], r["id"],
+             highlight(f"{r['sender']}: {r['snippet']}" if r["sender"] else r["snippet"]))
             for r in result["results"]]
     click.echo(table(rows, ["date", "platform", "chat", "id", "message"]))
-    more = " (more: raise --limit or narrow the search)" if result["has_more"] else ""
-    click.echo(f"{result['total']:,} matches{more}")
+    shown = f"{offset + 1:,}-{offset + len(rows):,} of " if rows and (offset or result["has_more"]) else ""
+    more = f"; next page: --offset {offset + len(rows)}" if result["has_more"] else ""
+    click.echo(f"{shown}{result['total']:,} matches{more}")
 
 
 @click.command()
@@ -134,9 +148,8 @@ def history(app: AppContext, conversation_id, max_turns, as_json):
     if as_json:
         emit(result, True)
         return
-    if result["subject"] is None:
-        click.echo(f"no conversation {conversation_id} (`chatmem chats` lists them)")
-        return
+    if result["subject"] is None and not result["turns"]:
+        raise NotFound(f"no conversation with id {conversation_id!r} (`chatmem chats` lists them)")
     state = " (expired)" if result["isExpired"] else ""
     click.echo(f"{result['subject']}{state}: {result['totalTurns']} turns")
     rows = [(t["turnNumber"], t["timestamp"][:16].replace("T", " "), t["role"], t["content"])
