@@ -60,13 +60,6 @@ def _open_to_others(home: Path) -> list[str]:
     return exposed
 
 
-def _database_shown(url: str) -> str:
-    """The database URL without a password."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
-
-
 def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
     home = store.home
     warnings: list[str] = []
@@ -97,7 +90,7 @@ def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
         "home": str(home),
         "config": str(config_path) if config_path else None,
         "config_found": bool(config_path and Path(config_path).is_file()),
-        "database": _database_shown(str(store.engine.url)),
+        "database": store.engine.url.render_as_string(hide_password=True),
         "read_only": store.read_only,
         "sizes": {"database": sum(_size(home / n) for n in os.listdir(home) if n.startswith("chatmem.db")),
                   "index": _size(home / "index"), "media": _size(home / "media")},
