@@ -1,7 +1,7 @@
 """chatmem's benchmark (issue 8): one command, not part of the test suite.
 
     python benchmarks/run.py --size 100k            # all three formats at 100k messages
-    python benchmarks/run.py --size 1m              # chat.db only at 1M (the target); --formats to change
+    python benchmarks/run.py --size 1m              # all three at 1M; --formats to choose
     python benchmarks/run.py --size all
 
 For each size: generate the archives (cached in benchmarks/data/), import each with
@@ -44,7 +44,7 @@ RESULTS = HERE / "results"
 TIME_BIN = "/usr/bin/time"
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 RSS_SAMPLE_S = 0.2
-DEFAULT_FORMATS = {"10k": generate.FORMATS, "100k": generate.FORMATS, "1m": ("chatdb",)}
+DEFAULT_FORMATS = {"10k": generate.FORMATS, "100k": generate.FORMATS, "1m": generate.FORMATS}
 CONFIG = f"""owner:
   names: ["{OWNER_NAME}"]
 timezone: Europe/Berlin
@@ -118,7 +118,7 @@ def run_import(home: Path, config: Path, src: Path) -> dict[str, Any]:
            "import", str(src), "--json"]
     rss_file = home.parent / "rss.txt"
     if Path(TIME_BIN).exists():
-        cmd = [TIME_BIN, "-f", "%M", "-o", str(rss_file), *cmd]
+        cmd = [TIME_BIN, "-f", "%M %U %S", "-o", str(rss_file), *cmd]
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
@@ -133,9 +133,12 @@ def run_import(home: Path, config: Path, src: Path) -> dict[str, Any]:
     if proc.returncode != 0:
         raise SystemExit(f"chatmem import failed ({proc.returncode}):\n{stderr[-3000:]}")
     reports = json.loads(stdout)
-    rss_kb = int(rss_file.read_text().split()[-1]) if rss_file.exists() else 0
+    # peak RSS of the largest process; user + system CPU seconds of the whole tree (the
+    # index writer's forked workers are waited for, so they count)
+    timed = rss_file.read_text().split()[-3:] if rss_file.exists() else ["0", "0", "0"]
+    rss_kb, cpu_s = int(timed[0]), float(timed[1]) + float(timed[2])
     new = sum(r["messages"]["new"] for r in reports)
-    return {"seconds": round(wall, 3), "peak_rss_mb": round(rss_kb / 1024, 1),
+    return {"seconds": round(wall, 3), "cpu_s": round(cpu_s, 2), "peak_rss_mb": round(rss_kb / 1024, 1),
             "peak_tree_rss_mb": round(tree_peak / 1024, 1), "new_messages": new,
             "statuses": [r["status"] for r in reports],
             "report_seconds": round(sum(r.get("seconds") or 0 for r in reports), 3),
@@ -161,10 +164,15 @@ def bench_import(size: str, fmt: str, base: Path, ext: Path) -> dict[str, Any]:
     log(f"{size} {fmt}: {first['new_messages']} new in {first['seconds']} s, peak {first['peak_rss_mb']} MB")
     again = run_import(home, config, src)
     log(f"{size} {fmt}: unchanged re-import {again['seconds']} s ({again['statuses']})")
+    later = time.time() + 60
+    os.utime(src, (later, later))  # a re-export: the same bytes with a new modification time
+    touched = run_import(home, config, src)
+    log(f"{size} {fmt}: re-exported (new time only) {touched['seconds']} s ({touched['statuses']})")
     shutil.copyfile(ext, src)  # a newer export of the same source, in the same place
     plus = run_import(home, config, src)
     log(f"{size} {fmt}: +1% import {plus['seconds']} s, {plus['new_messages']} new")
-    return {"first": first, "unchanged": again, "plus1pct": plus, "home": str(home), "config": str(config)}
+    return {"first": first, "unchanged": again, "touched": touched, "plus1pct": plus, "home": str(home),
+            "config": str(config)}
 
 
 def bench_reference(size: str, fmt: str, base: Path) -> dict[str, Any]:
@@ -319,6 +327,42 @@ def bench_reads(home: Path, config: Path, ref_db: Path, repeat: int) -> dict[str
     return out
 
 
+def bench_conversation_reads(home: Path, config: Path, repeat: int) -> dict[str, Any]:
+    """The conversation tools on the WhatsApp store, whose one chat holds every message: what
+    a read costs when the chat is as big as the archive."""
+    from chatmem.config import load_config
+    from chatmem.store import Store
+    from chatmem.tools.api import TOOLS
+
+    rng = random.Random(generate.SEED)
+    store = Store.open(home, config=load_config(str(config)))
+    seat = store.config.seat(None)
+    with store.engine.connect() as conn:
+        chat = conn.exec_driver_sql("SELECT chat_id FROM messages GROUP BY chat_id ORDER BY count(*) DESC "
+                                    "LIMIT 1").scalar()
+        msg_ids = [r[0] for r in conn.exec_driver_sql(
+            f"SELECT id FROM messages ORDER BY random() LIMIT {repeat * 2}")]
+    cases = {
+        "get_context": [{"memory_id": i} for i in msg_ids[:repeat]],
+        "read_raw_data": [{"record_id": i} for i in msg_ids[repeat:]],
+        "get_conversation_history": [{"conversation_id": chat, "max_turns": rng.choice((10, 50))}
+                                     for _ in range(repeat)],
+        "get_conversation_context": [{"conversation_id": chat, "token_budget": rng.choice((2000, 8000))}
+                                     for _ in range(repeat)],
+    }
+    out: dict[str, Any] = {}
+    for name, args in cases.items():
+        ms, walls = [], []
+        for kw in args:
+            m, w, _ = call(TOOLS[name], store, seat, kw)
+            ms.append(m)
+            walls.append(w)
+        out[name] = {"chatmem": stats(ms), "wall": stats(walls)}
+        log(f"{name} (one big chat): p50 {out[name]['chatmem']['p50']} ms, p95 {out[name]['chatmem']['p95']} ms")
+    store.close()
+    return out
+
+
 # ------------------------------------------------------------------ driver
 
 def bench_size(size: str, formats: list[str], repeat: int) -> dict[str, Any]:
@@ -333,6 +377,9 @@ def bench_size(size: str, formats: list[str], repeat: int) -> dict[str, Any]:
     result["reads_format"] = read_fmt
     result["reads"] = bench_reads(Path(imp["home"]), Path(imp["config"]),
                                   Path(result["reference"][read_fmt]["path"]), repeat)
+    if "whatsapp" in formats:
+        wa = result["imports"]["whatsapp"]
+        result["big_chat_reads"] = bench_conversation_reads(Path(wa["home"]), Path(wa["config"]), repeat)
     return result
 
 
