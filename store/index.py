@@ -191,6 +191,22 @@ class FullTextIndex:
         self._write_state(seq)
         return n
 
+    def delete(self, ids: Iterable[str]) -> int:
+        """Remove these records' documents (forgotten messages and calls)."""
+        ids = list(ids)
+        if not ids:
+            return 0
+        writer = self.ix.writer()
+        try:
+            for record_id in ids:
+                writer.delete_by_term("id", record_id)
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+        self.refresh()
+        return len(ids)
+
     def doc_count(self) -> int:
         return self.ix.doc_count()
 

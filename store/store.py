@@ -228,7 +228,8 @@ class Store:
                                  default_region=self.config.region)
 
     def import_source(self, path: Path, importer: rec.Importer, options: rec.ImportOptions,
-                      *, force: bool = False, on_progress: Callable[..., None] | None = None) -> Report:
+                      *, force: bool = False, on_progress: Callable[..., None] | None = None,
+                      keep_forgotten: bool = False) -> Report:
         """One source, one transaction: all of it lands, or none of it."""
         started = time.monotonic()
         key = str(path.resolve())
@@ -260,7 +261,18 @@ class Store:
                     path=key, platform=importer.platform, started_at=_utcnow(), status="running",
                     report={})).inserted_primary_key[0]
                 ingest = Ingest(conn, report, run_id, on_progress, run_options)
-                ingest.feed(importer.read(path, run_options))
+                from .forget import forgotten_chats, remember_again
+
+                records = importer.read(path, run_options)
+                forgotten = forgotten_chats(conn)
+                met: set[str] = set()
+                if forgotten:  # `sync` leaves forgotten chats out; an import on purpose brings them back
+                    records = _forgotten_left_out(records, forgotten, keep_forgotten, met)
+                ingest.feed(records)
+                if met and not keep_forgotten:
+                    remember_again(conn, met)
+                if met and keep_forgotten:
+                    fp = None  # the next import on purpose reads it again, to bring them back
                 if ingest.records == 0:
                     raise FormatError(f"{path}: found nothing to import (an empty file, or not "
                                       f"a {importer.platform} export?)")
@@ -335,6 +347,22 @@ class Store:
                         "up the next time the store is opened with room to write") from e
         finally:
             lock.release()
+
+    def forget(self, chat_id: str | None = None, source_path: str | None = None) -> dict[str, int]:
+        """Remove a chat, or what one source brought; the index follows at once."""
+        from .forget import forget_chat, forget_source
+
+        st = m.Source.__table__
+        with self.import_lock(wait=False), self.write() as conn:
+            if chat_id is not None:
+                gone = forget_chat(conn, chat_id)
+            else:
+                source = conn.execute(select(st.c.id).where(st.c.path == source_path)).scalar()
+                if source is None:
+                    raise StoreError(f"no imported source at {source_path}")
+                gone = forget_source(conn, source)
+        self.index.delete(gone.record_ids)
+        return {"chats": len(gone.chats), "messages": gone.messages, "calls": gone.calls}
 
     def sync_preview(self) -> list[dict[str, str]]:
         """What `chatmem sync` would do with each known source, without reading any:
@@ -425,6 +453,19 @@ class PersonNames(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for v in self.cache.values() if v is not None)
+
+
+def _forgotten_left_out(records: Iterable[rec.Record], forgotten: set[str], leave_out: bool,
+                        met: set[str]) -> Iterator[rec.Record]:
+    """The records (less those of forgotten chats when `leave_out`), noting in `met` the
+    forgotten chats this source holds."""
+    for r in records:
+        chat = r.id if isinstance(r, rec.Chat) else getattr(r, "chat_id", None)
+        if chat is not None and chat in forgotten:
+            met.add(chat)
+            if leave_out:
+                continue
+        yield r
 
 
 def _counted(docs: Iterable[IndexDoc], on_progress: Callable[..., None], total: int) -> Iterator[IndexDoc]:

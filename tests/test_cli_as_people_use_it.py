@@ -228,3 +228,57 @@ def test_shell_completion_knows_the_commands(tmp_path):
     script = subprocess.run([sys.executable, "-m", "chatmem"], capture_output=True, text=True,
                             env={**os.environ, "_CHATMEM_COMPLETE": "bash_source"})
     assert "complete" in script.stdout and "_chatmem_completion" in script.stdout
+
+
+# ---------------------------------------------------------------- forget
+
+
+def _chat(home: Path, name: str) -> dict:
+    import json
+
+    chats = json.loads(invoke(home, "chats", "--json").output)["chats"]
+    return next(c for c in chats if c["chat"] == name)
+
+
+def test_forget_a_chat_stays_gone_on_sync_until_imported_on_purpose(tmp_path):
+    import json
+
+    home = tmp_path / "home"
+    assert invoke(home, "import", str(JSONL)).exit_code == 0
+    club = _chat(home, "Hiking club")
+    asked = invoke(home, "forget", club["source"])  # not a terminal: asks for --yes instead
+    assert asked.exit_code == 2 and "--yes" in asked.output
+    r = invoke(home, "forget", club["source"], "--yes")
+    assert r.exit_code == 0, r.output
+    assert f"forgot {club['messages']:,} messages" in r.output
+    assert json.loads(invoke(home, "search", "Zugspitze", "--json").output)["total"] == 0
+    assert "Hiking club" not in invoke(home, "chats").output
+    assert invoke(home, "sync").exit_code == 0  # reads the source again, leaves the chat out
+    assert "Hiking club" not in invoke(home, "chats").output
+    assert json.loads(invoke(home, "search", "Zugspitze", "--json").output)["total"] == 0
+    assert invoke(home, "import", str(JSONL)).exit_code == 0  # on purpose: it comes back
+    assert _chat(home, "Hiking club")["messages"] == club["messages"]
+    assert json.loads(invoke(home, "search", "Zugspitze", "--json").output)["total"] > 0
+    assert invoke(home, "sync").exit_code == 0
+    assert _chat(home, "Hiking club")["messages"] == club["messages"]
+
+
+def test_forget_a_source_removes_what_it_brought(tmp_path):
+    import json
+
+    home = tmp_path / "home"
+    for path in (JSONL, ANNA):
+        assert invoke(home, "import", str(path)).exit_code == 0
+    before = json.loads(invoke(home, "stats", "--json").output)["messages"]
+    anna = _chat(home, "Anna Berg")
+    r = invoke(home, "forget", str(ANNA), "--yes", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["messages"] == anna["messages"]
+    assert json.loads(invoke(home, "stats", "--json").output)["messages"] == before - anna["messages"]
+    assert str(ANNA) not in invoke(home, "doctor").output
+    assert invoke(home, "sync").exit_code == 0
+    assert "Anna Berg" not in [c["chat"] for c in json.loads(invoke(home, "chats", "--json").output)["chats"]
+                               if c["platform"] == "whatsapp"]
+    assert invoke(home, "--seat", "assistant", "forget", str(JSONL), "--yes").exit_code == 1
+    unknown = invoke(home, "forget", "s_0000000000000000", "--yes")
+    assert unknown.exit_code == 1 and "no chat with id" in unknown.output

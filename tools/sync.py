@@ -32,7 +32,8 @@ def sync_sources(store: Store, force: bool = False) -> list[dict]:
             options.date_format = saved.get("date_format")
             options.chat = saved.get("chat")
             try:
-                report = store.import_source(path, get_importer(src.platform), options, force=force)
+                report = store.import_source(path, get_importer(src.platform), options, force=force,
+                                             keep_forgotten=True)
                 reports.append(report.as_dict())
             except ChatmemError as e:
                 reports.append({"path": src.path, "platform": src.platform, "status": "failed",

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "export": "chatmem.tools.cli.admin:export",
     "reindex": "chatmem.tools.cli.admin:reindex",
     "doctor": "chatmem.tools.cli.admin:doctor",
+    "forget": "chatmem.tools.cli.admin:forget",
     "serve": "chatmem.tools.mcp.command:serve",
     "web": "chatmem.tools.web.command:web",
 }

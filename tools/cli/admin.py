@@ -177,3 +177,29 @@ def doctor(app: AppContext, as_json: bool):
         click.echo(f"  {s['status']:9} {s['path']}")
     for w in result["warnings"]:
         click.echo(f"warning:  {w}")
+
+
+@click.command()
+@click.argument("target")
+@click.option("--yes", is_flag=True, help="Do not ask first.")
+@json_option
+@click.pass_obj
+@handle_errors
+def forget(app: AppContext, target: str, yes: bool, as_json: bool):
+    """Remove a chat (its source id, s_…) or everything an imported export brought (its path),
+    from the store and the search index. It stays gone on `sync`; importing the export again
+    on purpose brings it back."""
+    from ..forget import forget as forget_target
+    from ..forget import plan_forget
+
+    store = app.store(write=True)
+    plan = plan_forget(store, app.seat(), target)
+    what = (f"the chat {plan['name']} with its {plan['messages']:,} messages"
+            if plan["kind"] == "chat" else f"everything imported from {plan['name']}")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError(f"this would forget {what}; add --yes to do it without asking")
+        click.confirm(f"Forget {what}?", abort=True, err=True)
+    result = forget_target(store, app.seat(), target)
+    emit(result, as_json, text=f"forgot {result['messages']:,} messages and {result['calls']:,} calls "
+                                f"in {result['chats']:,} chat(s)")
