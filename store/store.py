@@ -27,6 +27,7 @@ from .index import FullTextIndex, IndexDoc, count_changed, documents
 from .ingest import Ingest, Report
 from .models import SCHEMA_VERSION
 from .reads import Reader
+from .vectors import VECTORS_DIR, VectorStore
 from .writes import Writer
 
 INDEX_DIR = "index"
@@ -89,6 +90,7 @@ class Store:
         self.read_only = False  # opened from a folder it cannot write (reads only)
         self.index_busy = False  # another process was writing the index when we looked
         self.phase: str | None = None  # "database" or "index" while an import writes them
+        self.vectors = VectorStore(home / VECTORS_DIR)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -183,6 +185,7 @@ class Store:
             yield w
         if w.changed_index:
             self.catch_up_index()
+            self.catch_up_vectors()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -296,6 +299,7 @@ class Store:
             raise FormatError(f"{path}: cannot read it: {e}") from e
         self.phase = None  # the source is saved (left "database" if interrupted before)
         self.catch_up_index(on_progress=on_progress)
+        self.catch_up_vectors(on_progress)
         report.seconds = time.monotonic() - started
         return report
 
@@ -402,9 +406,45 @@ class Store:
         lock.acquire(wait=True)
         try:
             self.index.clear()
+            self.vectors.clear()
         finally:
             lock.release()
-        return self.catch_up_index()
+        n = self.catch_up_index()
+        self.catch_up_vectors()
+        return n
+
+    def catch_up_vectors(self, on_progress: Callable[..., None] | None = None) -> int:
+        """Embed every message changed since the vectors' own `seq` (search by meaning);
+        nothing without the semantic extra. Returns how many were embedded."""
+        from .embedder import available, load_embedder
+        from .vectors import count_since, rows_since
+
+        if self.read_only or not available():
+            return 0
+        lock = FileLock(self.home / INDEX_LOCK)  # one writer of derived data at a time
+        lock.acquire(wait=True)
+        try:
+            with self.read() as conn:
+                db_seq, since = current_seq(conn), self.vectors.seq
+                if since >= db_seq:
+                    return 0
+                embedder = load_embedder()
+                total = count_since(conn, since) if on_progress is not None else 0
+                if on_progress is not None:
+                    on_progress(0, total, phase=f"embedding {total:,} messages for search by meaning")
+
+                def progress(n: int) -> None:
+                    if on_progress is not None:
+                        on_progress(n, total)
+
+                try:
+                    return self.vectors.add(rows_since(conn, since), db_seq, embedder.embed,
+                                            embedder.name, on_progress=progress)
+                except OSError as e:
+                    raise StoreError(f"the vectors in {self.vectors.folder} could not be written "
+                                     f"({e.strerror or e}); `chatmem reindex` rebuilds them") from e
+        finally:
+            lock.release()
 
     def display_names(self, conn: Connection) -> PersonNames:
         """person id -> name to show, looked up as asked and cached until the database

@@ -22,6 +22,11 @@ FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
 FIXTURE_CONFIG = FIXTURES / "config.yaml"
 
+# Keyword search unless a test asks for a mode: the suite's search tests pin keyword behaviour
+# whether or not the semantic extra is installed (tests/test_semantic.py tests the others). Set
+# for the whole process, so servers that module-scoped fixtures start inherit it too.
+os.environ["CHATMEM_SEARCH_MODE"] = "keyword"
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
@@ -29,6 +34,7 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.delenv("CHATMEM_HOME", raising=False)
     monkeypatch.delenv("CHATMEM_SEAT", raising=False)
     monkeypatch.delenv("CHATMEM_DATABASE_URL", raising=False)
+    monkeypatch.setenv("CHATMEM_SEARCH_MODE", "keyword")
     monkeypatch.setenv("CHATMEM_CONFIG", str(FIXTURE_CONFIG))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))

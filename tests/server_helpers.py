@@ -58,7 +58,8 @@ def write_jsonl(path: Path, chat: str, messages: list[tuple[str, str, str]]) -> 
 
 def child_env() -> dict[str, str]:
     """The environment for a server process: ours, minus anything that picks a store or seat."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHATMEM_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CHATMEM_") or k == "CHATMEM_SEARCH_MODE"}  # the suite's default mode
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -71,7 +72,7 @@ def serve_args(home: Path, *extra: str, seat: str | None = None) -> list[str]:
 
 def stdio_client(home: Path, seat: str | None = None, errlog=None) -> Client:
     """The SDK's own client, starting `chatmem serve` over stdio."""
-    env = {k: v for k, v in child_env().items() if k in ("PYTHONUNBUFFERED", "PYTHONPATH")}
+    env = {k: v for k, v in child_env().items() if k in ("PYTHONUNBUFFERED", "PYTHONPATH", "CHATMEM_SEARCH_MODE")}
     params = StdioServerParameters(command=sys.executable, args=serve_args(home, seat=seat),
                                    env=env, cwd=str(ROOT))
     if errlog is None:

@@ -34,6 +34,7 @@ from .lookup import (
 )
 from .records import message_record
 from .secrets import masker
+from .semantic import resolve_mode, search_by_meaning
 from .types import SearchHit, SearchResult
 
 __all__ = ["check_int", "parse_time", "search_memory"]
@@ -128,12 +129,15 @@ def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
-                  sort: str = "relevance", person: str | None = None, offset: int = 0) -> SearchResult:
+                  sort: str = "relevance", person: str | None = None, offset: int = 0,
+                  mode: str | None = None) -> SearchResult:
     """Messages and calls matching `query`, best (or newest) first, with exact totals.
 
     `person` (a name, phone number, e-mail or person id) finds that person's messages on
-    every platform, whatever name each platform shows for them."""
+    every platform, whatever name each platform shows for them. `mode` is keyword, semantic
+    or hybrid (tools/semantic.py; hybrid by default where the semantic extra is installed)."""
     timer = Timer()
+    mode = resolve_mode(mode)
     limit = check_int(limit, "limit", 1, 50)
     offset = check_int(offset, "offset", 0, MAX_OFFSET)
     if isinstance(sort, str):
@@ -152,6 +156,19 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         t_until += timedelta(days=1) - timedelta(seconds=1)  # "until 2024-02-10" includes that day
     if t_since and t_until and t_since > t_until:
         raise ArgumentError(f"since ({since}) must not be after until ({until})")
+    if mode != "keyword" and isinstance(query, str) and query.strip():
+        parse_query(store.index.ix.schema, query)  # the same errors for a bad query in every mode
+
+        def keyword(**kw: Any) -> SearchResult:
+            return search_memory(store, seat, **kw)
+
+        def load(page: list[tuple[str, float]]) -> list[SearchHit]:
+            return _load_results(store, seat, list(page), frozenset(), tz)
+
+        return search_by_meaning(store, seat, query, mode, keyword, load, limit=limit, offset=offset,
+                                 sort=sort, since=since, until=until, bounds=(t_since, t_until),
+                                 platform=platform, source=source, sender=sender, group=group,
+                                 person=person)
     store.index.refresh()
     ix = store.index.ix
     if isinstance(query, str) and not query.strip() and (person or sender or source):

@@ -54,6 +54,7 @@ class MessageRecord(TypedDict):
 class SearchHit(MessageRecord):
     score: float
     snippet: str
+    legs: NotRequired[list[Literal["keyword", "semantic"]]]  # semantic / hybrid mode: who found it
 
 
 @with_config(STRICT)
@@ -69,6 +70,8 @@ class SearchResult(TypedDict):
     has_more: bool
     server_ms: float
     people_matched: NotRequired[list[MatchedPerson]]  # whom `person` / `sender` took the name to mean
+    search_mode: NotRequired[Literal["semantic", "hybrid"]]  # absent: keyword
+    legs: NotRequired[dict[str, int]]  # results each leg contributed to this page
 
 
 @with_config(STRICT)

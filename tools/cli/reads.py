@@ -31,16 +31,20 @@ from .output import emit, highlight, table
               help="Skip this many results: the next page starts at --offset plus --limit.")
 @click.option("--sort", type=click.Choice(["relevance", "newest", "oldest"]), default=None,
               help="Order of the results (default: relevance; by date, newest first, without words).")
+@click.option("--mode", type=click.Choice(["keyword", "semantic", "hybrid"]), default=None,
+              help="keyword: the words as written; semantic: close in meaning; hybrid: both, fused. "
+                   "Default: hybrid with search by meaning installed (chatmem[semantic]), else keyword.")
 @json_option
 @click.pass_obj
 @handle_errors
 def search(app: AppContext, words, platform, source, sender, person, group, since, until, limit,
-           offset, sort, as_json):
+           offset, sort, mode, as_json):
     """Search what was said: all words must match; "a phrase" (in quotes inside the argument),
     a OR b, prefix*, and -word to leave out (`chatmem search tea -coffee`, or after `--`).
 
-    With --person, --sender or --source, WORDS may be left out to list everything they wrote,
-    newest first.
+    With search by meaning installed, messages that say the same in other words or another
+    language are found too (--mode). With --person, --sender or --source, WORDS may be left out
+    to list everything they wrote, newest first.
     """
     from ..search import search_memory
 
@@ -51,7 +55,7 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
         sort = "relevance" if words else "newest"
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
                            sender=sender, group=group, since=since, until=until, limit=limit, sort=sort,
-                           person=person, offset=offset)
+                           person=person, offset=offset, mode=mode)
     if as_json:
         emit(result, True)
         return

@@ -97,10 +97,15 @@ def _search_memory(run: Run):
         offset: Annotated[int, Field(
             description="Skip this many results: the next page is offset + limit while has_more "
                         "is true. 0–10000. Default 0.", ge=0, le=10_000)] = 0,
+        mode: Annotated[Literal["keyword", "semantic", "hybrid"] | None, Field(
+            description="`keyword` (the words as written), `semantic` (messages close in meaning, "
+                        "other words or languages), or `hybrid` (both, fused; each result's `legs` "
+                        "says which found it). Default: hybrid where search by meaning is installed, "
+                        "else keyword.")] = None,
     ) -> SearchResult:
         return run("search_memory", query=query, platform=platform, source=source, sender=sender,
                    group=group, since=since, until=until, limit=limit, sort=sort, person=person,
-                   offset=offset)
+                   offset=offset, mode=mode)
 
     return search_memory
 

@@ -1,0 +1,380 @@
+"""Message vectors for search by meaning: derived data beside the full-text index.
+
+Layout of `<home>/vectors/`:
+
+    state.json             model, ingest seq caught up to, segment names, chat and person codes
+    seg-000001/            one folder per catch-up (an import, a sync, a rebuild)
+        ids.npy            message ids (bytes)
+        vec.npy            int8 vectors, one row of 256 bytes per message (unit vector x 127)
+        chat.npy person.npy   int32 codes of the message's chat and person (filters, seat scope)
+        ts.npy             uint32 seconds since 1970 (UTC) of the message (date filters)
+        dead.npy           rows replaced by a later segment (an edited message) or removed
+
+256 bytes of vector and 31 of keys per message: 287 MB at a million. Like the index it is caught
+up by the ingest sequence number after every import and rebuilt by `reindex`; a message edited
+since gets a new vector in a newer segment, and the older row is marked dead. Searching is an
+exact scan in two steps: Hamming distance on the vectors' sign bits (made on load, 32 bytes a
+row) over every row the filters allow, then the int8 cosine of the best `shortlist` rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatmem.errors import StoreError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+VECTORS_DIR = "vectors"
+STATE = "state.json"
+FORMAT = 1
+EMBED_BATCH = 2048
+SHORTLIST = 1000  # rows re-scored by int8 cosine after the Hamming pass
+MAX_SEGMENTS = 12  # more than this and the next catch-up merges them into one
+CONTEXT_MAX_CHARS = 0  # neighbours' text added to short messages (0: off; see benchmarks)
+COLUMNS = ("ids", "vec", "chat", "person", "ts")
+
+
+@dataclass
+class VectorRow:
+    """One message to embed: its id, text and the keys filters use."""
+
+    id: str
+    text: str
+    chat_id: str
+    person_id: str | None
+    sent_at: datetime
+
+
+def quantize(v: np.ndarray) -> np.ndarray:
+    """Unit float vectors to int8 (x 127, rounded): cosine order is kept to ~1e-3."""
+    import numpy as np
+
+    return np.clip(np.rint(v * 127.0), -127, 127).astype(np.int8)
+
+
+def sign_bits(q: np.ndarray) -> np.ndarray:
+    """(n, 256) int8 to (4, n) uint64 sign bits, column-major for a fast Hamming scan."""
+    import numpy as np
+
+    packed = np.packbits(q >= 0, axis=1)  # (n, 32) uint8
+    return np.ascontiguousarray(packed.view(np.uint64).T)
+
+
+class VectorStore:
+    """The vectors of one store: append a segment per catch-up, scan them all to search."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self._lock = threading.Lock()
+        self._loaded: _Loaded | None = None
+
+    # ------------------------------------------------------------------ state
+    def state(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.folder / STATE).read_text())
+        except FileNotFoundError:
+            return {"format": FORMAT, "model": None, "seq": 0, "segments": [], "chats": [], "people": []}
+        except (OSError, ValueError) as e:
+            raise StoreError(f"the vector state {self.folder / STATE} is unreadable ({e}); "
+                             "`chatmem reindex` rebuilds it") from e
+
+    @property
+    def seq(self) -> int:
+        return int(self.state().get("seq", 0))
+
+    def _write_state(self, state: dict[str, Any]) -> None:
+        tmp = self.folder / (STATE + ".tmp")
+        tmp.write_text(json.dumps(state))
+        os.replace(tmp, self.folder / STATE)  # readers see the old or the new state, never half
+
+    def clear(self) -> None:
+        """Forget every vector (reindex builds them again)."""
+        with self._lock:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self._loaded = None
+
+    def count(self) -> int:
+        """Live vectors (one per message embedded)."""
+        return self._load().alive_count
+
+    def nbytes(self) -> int:
+        """Bytes of vector and key data on disk (file headers left out)."""
+        import numpy as np
+
+        if not self.folder.exists():
+            return 0
+        return sum(np.load(f, mmap_mode="r").nbytes for f in self.folder.glob("seg-*/*.npy"))
+
+    # ------------------------------------------------------------------ writing
+    def add(self, rows: Iterable[VectorRow], seq: int, embed: Callable[[list[str]], np.ndarray],
+            model: str, on_progress: Callable[[int], None] | None = None) -> int:
+        """Embed `rows` into a new segment and mark older rows of the same ids dead; the state
+        says `seq` afterwards. Returns how many vectors were written."""
+        import numpy as np
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        state = self.state()
+        if state.get("model") not in (None, model) or state.get("format") != FORMAT:
+            raise StoreError(f"the vectors in {self.folder} were made by another model or format; "
+                             "`chatmem reindex` rebuilds them")
+        chats = {c: i for i, c in enumerate(state["chats"])}
+        people = {p: i for i, p in enumerate(state["people"])}
+        parts: dict[str, list] = {c: [] for c in COLUMNS}
+        n = 0
+        for batch in _batches(rows, EMBED_BATCH):
+            parts["vec"].append(quantize(embed([r.text for r in batch])))
+            parts["ids"].append(np.array([r.id.encode() for r in batch]))
+            parts["chat"].append(np.array([chats.setdefault(r.chat_id, len(chats)) for r in batch],
+                                          dtype=np.int32))
+            parts["person"].append(np.array([people.setdefault(r.person_id, len(people))
+                                             if r.person_id else -1 for r in batch], dtype=np.int32))
+            parts["ts"].append(np.array([_epoch(r.sent_at) for r in batch], dtype=np.uint32))
+            n += len(batch)
+            if on_progress is not None:
+                on_progress(n)
+        segments = list(state["segments"])
+        if n:
+            cols = {c: np.concatenate(parts[c]) for c in COLUMNS}
+            self._mark_dead(segments, cols["ids"])
+            name = f"seg-{_next_number(segments):06d}"
+            self._write_segment(name, cols)
+            segments.append(name)
+        state.update(format=FORMAT, model=model, seq=seq, segments=segments,
+                     chats=list(chats), people=list(people))
+        self._write_state(state)
+        if len(segments) > MAX_SEGMENTS:
+            self.compact()
+        with self._lock:
+            self._loaded = None
+        return n
+
+    def remove(self, message_ids: Iterable[str]) -> int:
+        """Mark the vectors of these messages dead (the messages were deleted)."""
+        import numpy as np
+
+        ids = np.array([i.encode() for i in message_ids])
+        if not ids.size or not self.folder.exists():
+            return 0
+        state = self.state()
+        n = self._mark_dead(state["segments"], ids)
+        state["dead_version"] = int(state.get("dead_version", 0)) + 1  # other readers reload
+        self._write_state(state)
+        with self._lock:
+            self._loaded = None
+        return n
+
+    def compact(self) -> None:
+        """Merge every segment's live rows into one."""
+        import numpy as np
+
+        state = self.state()
+        cols: dict[str, list] = {c: [] for c in COLUMNS}
+        for name in state["segments"]:
+            seg = self._read_segment(name, mmap=False)
+            keep = ~seg["dead"]
+            for c in COLUMNS:
+                cols[c].append(seg[c][keep])
+        old = list(state["segments"])
+        name = f"seg-{_next_number(old):06d}"
+        self._write_segment(name, {c: np.concatenate(v) if v else _empty(c) for c, v in cols.items()})
+        state["segments"] = [name]
+        self._write_state(state)
+        for o in old:
+            shutil.rmtree(self.folder / o, ignore_errors=True)
+
+    def _mark_dead(self, segments: list[str], ids: np.ndarray) -> int:
+        import numpy as np
+
+        marked = 0
+        for name in segments:
+            seg_ids = np.load(self.folder / name / "ids.npy")
+            hit = np.isin(seg_ids, ids)
+            if hit.any():
+                dead_path = self.folder / name / "dead.npy"
+                dead = np.load(dead_path)
+                marked += int((hit & ~dead).sum())
+                _save(dead_path, dead | hit)
+        return marked
+
+    def _write_segment(self, name: str, cols: dict[str, np.ndarray]) -> None:
+        import numpy as np
+
+        tmp = self.folder / (name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for c in COLUMNS:
+            np.save(tmp / f"{c}.npy", cols[c])
+        np.save(tmp / "dead.npy", np.zeros(len(cols["ids"]), dtype=bool))
+        os.replace(tmp, self.folder / name)
+
+    def _read_segment(self, name: str, mmap: bool = True) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        d = self.folder / name
+        out = {c: np.load(d / f"{c}.npy", mmap_mode="r" if mmap and c == "vec" else None)
+               for c in COLUMNS}
+        out["dead"] = np.load(d / "dead.npy")
+        return out
+
+    # ------------------------------------------------------------------ reading
+    def _load(self) -> _Loaded:
+        with self._lock:
+            state = self.state()
+            if self._loaded is not None and self._loaded.key == _key(state):
+                return self._loaded
+            self._loaded = _Loaded.build(self, state)
+            return self._loaded
+
+    def search(self, query: np.ndarray, k: int, *, chats: Iterable[str] | None = None,
+               people: Iterable[str] | None = None, since: datetime | None = None,
+               until: datetime | None = None, shortlist: int = SHORTLIST) -> list[tuple[str, float]]:
+        """The `k` messages nearest to the unit vector `query` among those the filters allow
+        (chat ids, person ids, UTC bounds inclusive): (id, cosine), best first."""
+        import numpy as np
+
+        data = self._load()
+        if data.n == 0:
+            return []
+        allowed = data.alive.copy()
+        if chats is not None:
+            codes = [data.chat_codes[c] for c in chats if c in data.chat_codes]
+            allowed &= np.isin(data.chat, np.array(codes, dtype=np.int32))
+        if people is not None:
+            codes = [data.person_codes[p] for p in people if p in data.person_codes]
+            allowed &= np.isin(data.person, np.array(codes, dtype=np.int32))
+        if since is not None:
+            allowed &= data.ts >= _epoch(since)
+        if until is not None:
+            allowed &= data.ts <= _epoch(until)
+        candidates = int(allowed.sum())
+        if candidates == 0:
+            return []
+        qi = quantize(query[None, :])
+        qbits = sign_bits(qi)[:, 0]
+        dist = np.bitwise_count(data.bits[0] ^ qbits[0]).astype(np.uint16)
+        for j in range(1, 4):
+            dist += np.bitwise_count(data.bits[j] ^ qbits[j])
+        dist[~allowed] = np.iinfo(np.uint16).max
+        m = min(max(shortlist, k), candidates)
+        rows = np.argpartition(dist, m - 1)[:m] if m < data.n else np.arange(data.n)
+        rows = rows[allowed[rows]]
+        vecs = data.vec_rows(rows).astype(np.float32)
+        norms = np.linalg.norm(vecs, axis=1)
+        sims = (vecs @ query.astype(np.float32)) / np.where(norms > 0, norms, 1)
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(data.ids[rows[i]].decode(), float(sims[i])) for i in order]
+
+
+class _Loaded:
+    """Every segment's columns concatenated in memory, with the sign bits made once."""
+
+    key: tuple
+    n: int
+
+    @classmethod
+    def build(cls, vs: VectorStore, state: dict[str, Any]) -> _Loaded:
+        import numpy as np
+
+        self = cls()
+        self.key = _key(state)
+        segs = [vs._read_segment(name) for name in state["segments"]]
+        self.segs = segs
+        self.offsets = np.cumsum([0] + [len(s["ids"]) for s in segs])
+        self.n = int(self.offsets[-1])
+        def cat(c: str) -> np.ndarray:
+            return np.concatenate([s[c] for s in segs]) if segs else _empty(c)
+
+        self.ids = cat("ids")
+        self.chat = cat("chat")
+        self.person = cat("person")
+        self.ts = cat("ts")
+        self.alive = ~np.concatenate([s["dead"] for s in segs]) if segs else np.zeros(0, bool)
+        self.alive_count = int(self.alive.sum())
+        self.bits = (np.concatenate([sign_bits(np.asarray(s["vec"])) for s in segs], axis=1)
+                     if segs else np.zeros((4, 0), np.uint64))
+        self.chat_codes = {c: i for i, c in enumerate(state["chats"])}
+        self.person_codes = {p: i for i, p in enumerate(state["people"])}
+        return self
+
+    def vec_rows(self, rows: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        seg_of = np.searchsorted(self.offsets, rows, side="right") - 1
+        out = np.empty((len(rows), self.segs[0]["vec"].shape[1] if self.segs else 0), np.int8)
+        for s in np.unique(seg_of):
+            pick = seg_of == s
+            out[pick] = self.segs[s]["vec"][rows[pick] - self.offsets[s]]
+        return out
+
+
+def _key(state: dict[str, Any]) -> tuple:
+    return (state.get("seq"), tuple(state.get("segments", ())), state.get("dead_version"))
+
+
+def _save(path: Path, arr: np.ndarray) -> None:
+    import numpy as np
+
+    tmp = path.with_name(path.stem + ".tmp.npy")
+    np.save(tmp, arr)
+    os.replace(tmp, path)
+
+
+def _empty(column: str) -> np.ndarray:
+    import numpy as np
+
+    return {"ids": np.zeros(0, "S18"), "vec": np.zeros((0, 256), np.int8),
+            "chat": np.zeros(0, np.int32), "person": np.zeros(0, np.int32),
+            "ts": np.zeros(0, np.uint32)}[column]
+
+
+def _epoch(t: datetime) -> int:
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return max(0, min(int(t.timestamp()), 2**32 - 1))
+
+
+def _next_number(segments: list[str]) -> int:
+    return max((int(s.rsplit("-", 1)[1]) for s in segments), default=0) + 1
+
+
+def _batches(rows: Iterable[VectorRow], size: int) -> Iterator[list[VectorRow]]:
+    batch: list[VectorRow] = []
+    for r in rows:
+        batch.append(r)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def rows_since(conn: Any, since: int) -> Iterator[VectorRow]:
+    """Messages with text changed after ingest seq `since`, as rows to embed."""
+    from sqlalchemy import select
+
+    from . import models as m
+
+    mt = m.Message.__table__
+    q = (select(mt.c.id, mt.c.text, mt.c.chat_id, mt.c.person_id, mt.c.sent_at)
+         .where(mt.c.seq > since, mt.c.text != "").execution_options(yield_per=EMBED_BATCH))
+    for r in conn.execute(q):
+        yield VectorRow(r.id, r.text, r.chat_id, r.person_id, r.sent_at)
+
+
+def count_since(conn: Any, since: int) -> int:
+    from sqlalchemy import func, select
+
+    from . import models as m
+
+    mt = m.Message.__table__
+    return conn.execute(select(func.count()).select_from(mt).where(mt.c.seq > since, mt.c.text != "")).scalar_one()

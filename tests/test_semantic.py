@@ -1,0 +1,163 @@
+"""Search by meaning (issue 20): vectors built by imports, kept in step with the messages, the
+semantic and hybrid modes of search_memory and the CLI, filters and seats on the semantic leg,
+and a clear message without the extra. Tiny stores only: quality is measured by
+benchmarks/eval_queries.py, not asserted here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chatmem.errors import ChatmemError
+from chatmem.importers import find_sources
+from chatmem.store import Store
+from chatmem.store import embedder as emb
+from chatmem.tools.search import search_memory
+
+pytest.importorskip("wordllama", reason="the semantic extra is not installed")
+np = pytest.importorskip("numpy")
+
+CHATS = {
+    ("signal", "Lena Vogel"): [
+        ("Lena Vogel", "2024-02-02T17:42:00+01:00", "The vet says Miso has a mild cat flu, antibiotics for ten days"),
+        ("me", "2024-02-02T17:45:00+01:00", "Glad it is nothing worse, tuna works wonders for pills"),
+        ("Lena Vogel", "2024-02-09T12:33:00+01:00", "We get the keys to the new flat on the 3rd of March"),
+        ("Lena Vogel", "2024-03-16T14:02:00+01:00", "Bought the cast iron teapot for Tom, hidden in the wardrobe"),
+    ],
+    ("whatsapp", "Climbing Crew"): [
+        ("Marco Rossi", "2024-02-05T12:30:00+01:00", "My rope is getting fuzzy, I bought a new 70m rope on sale"),
+        ("Ben Okafor", "2024-01-23T18:15:00+01:00", "My shoulder is sore, the physio says rest for two weeks"),
+        ("me", "2024-05-11T18:40:00+02:00", "I twisted my ankle on the approach path, sitting out tomorrow"),
+        ("Ben Okafor", "2024-06-03T18:00:00+02:00", "Shoulder sore again after the trip, physio tomorrow"),
+    ],
+    ("imessage", "Mom"): [
+        ("Mom", "2024-04-08T17:15:00+02:00", "Biscuit ate a whole chocolate bar, we called the animal emergency line"),
+        ("Mom", "2024-03-25T08:00:00+01:00", "The tomatoes I planted from your seeds are sprouting on the windowsill"),
+    ],
+}
+
+
+def write_chats(folder: Path, chats=CHATS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for (platform, chat), rows in chats.items():
+        lines = [json.dumps({"type": "message", "platform": platform, "chat": chat, "sender": s,
+                             "timestamp": ts, "text": text, "guid": f"{chat}-{i}",
+                             "group": chat == "Climbing Crew"})
+                 for i, (s, ts, text) in enumerate(rows)]
+        (folder / f"{platform}-{chat.replace(' ', '_')}.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@pytest.fixture
+def sem_store(tmp_path, config) -> Store:
+    store = Store.open(tmp_path / "home", config)
+    store.import_sources(find_sources(write_chats(tmp_path / "chats")))
+    yield store
+    store.close()
+
+
+def texts(result: dict) -> list[str]:
+    return [r["content"].split(": ", 1)[1] for r in result["results"]]
+
+
+def test_an_import_embeds_every_message(sem_store):
+    assert sem_store.vectors.count() == sum(len(v) for v in CHATS.values())
+    # 256 int8 dimensions per message, plus its id and filter keys: under 300 bytes each
+    assert sem_store.vectors.nbytes() / sem_store.vectors.count() < 300
+
+
+def test_our_vectors_are_the_models_own(tmp_path):
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    e = emb.load_embedder()
+    folder = emb._package_dir()
+    table = next(iter(load_file(str(folder / emb.WEIGHTS)).values()))
+    theirs = WordLlamaInference(table, Tokenizer.from_file(str(folder / emb.TOKENIZER)))
+    sample = ["the vet says it is a cat flu", "Wir bekommen die Schlüssel am 3. März", "🙂 ok"]
+    ours = e.embed(sample)
+    assert np.allclose(ours, np.array(theirs.embed(sample, norm=True, return_np=True)), atol=1e-5)
+    assert e.embed([""]).tolist() == [[0.0] * emb.DIM]
+
+
+def test_semantic_mode_finds_other_words_keyword_does_not(sem_store, config):
+    seat = config.seat(None)
+    query = "our dog swallowed some candy"
+    assert search_memory(sem_store, seat, query, mode="keyword")["total"] == 0
+    r = search_memory(sem_store, seat, query, mode="semantic", limit=3)
+    assert r["search_mode"] == "semantic"
+    assert "Biscuit ate a whole chocolate bar, we called the animal emergency line" in texts(r)
+    assert all(hit["legs"] == ["semantic"] for hit in r["results"])
+    assert r["legs"] == {"semantic": 3}
+
+
+def test_hybrid_is_the_default_and_says_which_leg_found_what(sem_store, config, monkeypatch):
+    monkeypatch.delenv("CHATMEM_SEARCH_MODE")
+    r = search_memory(sem_store, config.seat(None), "rope", limit=5)
+    assert r["search_mode"] == "hybrid"
+    top = r["results"][0]
+    assert "rope" in top["content"] and top["legs"] == ["keyword", "semantic"]
+    assert r["legs"]["keyword"] == 1 and r["legs"]["semantic"] == 5
+    assert r["total"] >= 1
+
+
+def test_filters_and_seats_apply_to_the_semantic_leg(sem_store, config):
+    owner = config.seat(None)
+    r = search_memory(sem_store, owner, "injury", mode="semantic", sender="Ben Okafor", limit=10)
+    assert [h["sender"] for h in r["results"]] == ["Ben Okafor", "Ben Okafor"]
+    r = search_memory(sem_store, owner, "injury", mode="semantic", sender="Ben Okafor",
+                      since="2024-05-01", limit=10)
+    assert texts(r) == ["Shoulder sore again after the trip, physio tomorrow"]
+    r = search_memory(sem_store, owner, "pets", mode="semantic", until="2024-02-02", limit=10)
+    assert {h["date"][:10] for h in r["results"]} == {"2024-01-23", "2024-02-02"}
+    r = search_memory(sem_store, owner, "pets", mode="hybrid", platform="imessage", limit=10)
+    assert {h["chat"] for h in r["results"]} == {"Mom"}
+    assistant = config.seat("assistant")  # whatsapp, signal and telegram only
+    r = search_memory(sem_store, assistant, "the dog ate chocolate", mode="semantic", limit=50)
+    assert r["results"] and "imessage" not in {h["platform"] for h in r["results"]}
+
+
+def test_edited_and_removed_messages_leave_no_old_vector(sem_store, config, tmp_path):
+    seat = config.seat(None)
+    chats = {k: list(v) for k, v in CHATS.items()}
+    mom = chats[("imessage", "Mom")]
+    mom[1] = (mom[1][0], mom[1][1], "The roses by the fence finally bloomed, bright red")
+    sem_store.import_sources(find_sources(write_chats(tmp_path / "chats", chats)))
+    assert sem_store.vectors.count() == sum(len(v) for v in CHATS.values())
+    r = search_memory(sem_store, seat, "flowers in the garden", mode="semantic", limit=1)
+    assert texts(r) == ["The roses by the fence finally bloomed, bright red"]
+    gone = r["results"][0]["id"]
+    assert sem_store.vectors.remove([gone]) == 1
+    r = search_memory(sem_store, seat, "flowers in the garden", mode="semantic", limit=50)
+    assert gone not in [h["id"] for h in r["results"]]
+
+
+def test_reindex_rebuilds_the_vectors(sem_store, config):
+    n = sem_store.vectors.count()
+    sem_store.vectors.clear()
+    assert search_memory(sem_store, config.seat(None), "rope", mode="semantic")["results"] == []
+    sem_store.reindex()
+    assert sem_store.vectors.count() == n
+    assert search_memory(sem_store, config.seat(None), "rope", mode="semantic")["results"]
+
+
+def test_cli_search_mode(cli, tmp_path, monkeypatch):
+    cli("import", str(write_chats(tmp_path / "chats")))
+    out = cli.json("search", "--mode", "hybrid", "rope")
+    assert out["search_mode"] == "hybrid" and out["results"][0]["legs"] == ["keyword", "semantic"]
+    assert "hybrid" in cli("search", "--help").stdout
+
+
+def test_without_the_extra_keyword_only_and_a_clear_message(sem_store, config, monkeypatch, cli, tmp_path):
+    monkeypatch.setattr(emb, "available", lambda: False)
+    monkeypatch.delenv("CHATMEM_SEARCH_MODE")
+    r = search_memory(sem_store, config.seat(None), "rope")
+    assert "search_mode" not in r and r["total"] == 1
+    with pytest.raises(ChatmemError, match=r"pip install 'chatmem\[semantic\]'"):
+        search_memory(sem_store, config.seat(None), "rope", mode="semantic")
+    res = cli("search", "--mode", "semantic", "rope", expect=None)
+    assert res.exit_code != 0 and "pip install 'chatmem[semantic]'" in res.output
+    assert "Traceback" not in res.output

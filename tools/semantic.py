@@ -1,0 +1,123 @@
+"""Search by meaning for search_memory: the semantic leg, and its fusion with the keyword leg.
+
+`mode` is `keyword` (the full-text index only), `semantic` (the nearest message vectors only) or
+`hybrid` (both, fused by reciprocal rank: each message scores the sum of 1 / (60 + its rank) over
+the legs that found it). Without the `semantic` extra only `keyword` exists, and it is the
+default; with it `hybrid` is. Filters and the seat's scope apply to both legs before ranking:
+the semantic leg scans only the vectors of messages the filters allow.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from chatmem.config import Seat
+from chatmem.errors import ArgumentError
+from chatmem.store import Store
+
+from .lookup import Timer
+from .types import SearchHit, SearchResult
+
+MODES = ("keyword", "semantic", "hybrid")
+MODE_ENV = "CHATMEM_SEARCH_MODE"  # the default mode, e.g. keyword to keep hybrid off
+RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al.): damps the top ranks
+KEYWORD_DEPTH = 50  # each leg's ranked list that goes into the fusion
+SEMANTIC_DEPTH = 100
+ALL_CHATS = 10**9  # list_chats' limit, lifted: the semantic leg needs every chat a filter keeps
+
+
+def resolve_mode(mode: str | None) -> str:
+    """The mode asked for, or the default: CHATMEM_SEARCH_MODE when set, else hybrid where the
+    semantic extra is installed, else keyword."""
+    from chatmem.store.embedder import EXTRA_HINT, SemanticUnavailable, available
+
+    if mode is None:
+        mode = os.environ.get(MODE_ENV) or None
+        if mode is None:
+            return "hybrid" if available() else "keyword"
+        if mode not in MODES:
+            raise ArgumentError(f"{MODE_ENV} must be one of {', '.join(MODES)}; got {mode!r}")
+    if mode not in MODES:
+        raise ArgumentError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    if mode != "keyword" and not available():
+        raise SemanticUnavailable(f"mode={mode} needs search by meaning, which is not installed: "
+                                  f"{EXTRA_HINT}")
+    return mode
+
+
+def reciprocal_rank_fusion(legs: dict[str, list[str]], k: int = RRF_K) -> list[tuple[str, float, list[str]]]:
+    """(id, fused score, legs that found it), best first; ties keep the first leg's order.
+
+    >>> reciprocal_rank_fusion({"keyword": ["a", "b"], "semantic": ["b", "c"]})[0][:1]
+    ('b',)
+    """
+    scores: dict[str, float] = {}
+    found: dict[str, list[str]] = {}
+    for name, ids in legs.items():
+        for rank, doc in enumerate(ids, 1):
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+            found.setdefault(doc, []).append(name)
+    order = sorted(scores, key=lambda d: -scores[d])  # stable: first seen wins a tie
+    return [(d, scores[d], found[d]) for d in order]
+
+
+def semantic_leg(store: Store, seat: Seat, query: str, *, platform: str | None, source: str | None,
+                 sender: str | None, person: str | None, group: bool | None, since, until,
+                 depth: int = SEMANTIC_DEPTH) -> list[tuple[str, float]]:
+    """The messages nearest in meaning to `query` that the filters and the seat allow."""
+    from chatmem.store.embedder import load_embedder
+
+    chats: list[str] | None = None
+    people: list[str] | None = None
+    with store.reader() as r:
+        if platform or source or group is not None or not seat.unrestricted:
+            rows = r.chats(seat, platform=platform.strip().lower() if platform else None, limit=ALL_CHATS)
+            chats = [c.id for c in rows if (not source or c.id == source.strip())
+                     and (group is None or bool(c.is_group) == group)]
+        for who in (sender, person):
+            if who is not None and who.strip():
+                ids = [pid for pid, _ in r.resolve_people(who)]  # names as people say them
+                people = ids if people is None else [p for p in people if p in ids]
+    vector = load_embedder().embed([query])[0]
+    return store.vectors.search(vector, depth, chats=chats, people=people, since=since, until=until)
+
+
+def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
+                      keyword: Callable[..., SearchResult], load: Callable[..., list[SearchHit]],
+                      *, limit: int, offset: int = 0, sort: str, since: str | None, until: str | None,
+                      bounds: tuple[Any, Any], **filters: Any) -> SearchResult:
+    """search_memory's answer in `semantic` or `hybrid` mode, for a query with words. `keyword`
+    is the keyword search (called with mode="keyword"); `load(page)` turns (id, score) pairs
+    into results; `since` and `until` as the caller gave them, `bounds` the same as UTC times."""
+    timer = Timer()
+    legs: dict[str, list[str]] = {}
+    keyword_result: SearchResult | None = None
+    if mode == "hybrid":
+        keyword_result = keyword(query=query, limit=KEYWORD_DEPTH, sort="relevance", since=since,
+                                 until=until, mode="keyword", **filters)
+        legs["keyword"] = [r["id"] for r in keyword_result["results"]]
+    near = semantic_leg(store, seat, query, since=bounds[0], until=bounds[1], **filters)
+    legs["semantic"] = [i for i, _ in near]
+    fused = reciprocal_rank_fusion(legs)
+    page = fused[offset:offset + limit]
+    results = load([(d, s) for d, s, _ in page])
+    by_id = {d: found for d, _, found in page}
+    for r in results:
+        r["legs"] = by_id.get(r["id"], [])
+    if sort in ("newest", "oldest"):  # the best matches of this page, in time order
+        results.sort(key=lambda r: r["timestamp"], reverse=sort == "newest")
+    contributed = {name: sum(1 for r in results if name in r["legs"]) for name in legs}
+    total = keyword_result["total"] if keyword_result is not None else len(fused)
+    out = SearchResult(
+        results=results,
+        total=max(total, len(results)),
+        has_more=len(fused) > offset + len(results) or total > offset + len(results),
+        server_ms=timer.ms(),
+        search_mode="semantic" if mode == "semantic" else "hybrid",
+        legs=contributed,
+    )
+    if keyword_result is not None and "people_matched" in keyword_result:
+        out["people_matched"] = keyword_result["people_matched"]
+    return out
