@@ -366,6 +366,7 @@ class Store:
                     raise StoreError(f"no imported source at {source_path}")
                 gone = forget_source(conn, source)
         self.index.delete(gone.record_ids)
+        self.vectors.remove(gone.record_ids)  # search by meaning forgets them too
         return {"chats": len(gone.chats), "messages": gone.messages, "calls": gone.calls}
 
     def sync_preview(self) -> list[dict[str, str]]:

@@ -161,3 +161,19 @@ def test_without_the_extra_keyword_only_and_a_clear_message(sem_store, config, m
     res = cli("search", "--mode", "semantic", "rope", expect=None)
     assert res.exit_code != 0 and "pip install 'chatmem[semantic]'" in res.output
     assert "Traceback" not in res.output
+
+
+def test_forgetting_a_chat_removes_its_vectors(sem_store, config):
+    seat = config.seat(None)
+    mom = next(c["source"] for c in sem_store_chats(sem_store) if c["chat"] == "Mom")
+    before = sem_store.vectors.count()
+    sem_store.forget(chat_id=mom)
+    assert sem_store.vectors.count() == before - len(CHATS[("imessage", "Mom")])
+    r = search_memory(sem_store, seat, "the dog ate chocolate", mode="semantic", limit=50)
+    assert "Mom" not in {h["chat"] for h in r["results"]}
+
+
+def sem_store_chats(store):
+    from chatmem.tools.chats import list_chats
+
+    return list_chats(store, store.config.seat(None))["chats"]
