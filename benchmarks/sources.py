@@ -1,6 +1,7 @@
 """Import rate of the newer sources beside the WhatsApp importer's, on generated archives.
 
-    python benchmarks/sources.py --size 100k          # Signal's phone export, Telegram, WhatsApp
+    python benchmarks/sources.py --size 100k          # Signal's phone export, Telegram, SMS, WhatsApp
+    python benchmarks/sources.py --size 100k --only sms
     python benchmarks/sources.py --size 1m            # the same at 1M (the better part of an hour)
 
 Generates (once, cached under benchmarks/data/<size>/, git-ignored) with the same seeded text
@@ -11,6 +12,8 @@ as `generate.py`:
   attachments without files and update messages;
 - `telegram/result.json`: a Telegram Desktop whole-account export: 300 chats, text as strings and
   entity arrays, replies, reactions, photos not included, edits, service messages;
+- `sms/sms-….xml`: an SMS Backup & Restore file: SMS in one-to-one chats, MMS in groups, some
+  with a small base64 picture;
 
 then imports each (and the WhatsApp archive from `generate.py`) into an empty store with
 `python -m chatmem import --json` in a subprocess, as `run.py` does, and writes
@@ -163,10 +166,40 @@ def write_telegram(path: Path, n: int) -> None:
     path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
+def write_sms(path: Path, n: int) -> None:
+    """An SMS Backup & Restore file: SMS one-to-one, MMS in groups (with a small picture)."""
+    from xml.sax.saxutils import quoteattr
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    picture = base64.b64encode(bytes(range(256)) * 2).decode()
+    with path.open("w", encoding="utf-8") as f:
+        f.write("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n")
+        f.write(f'<smses count="{n}" backup_set="bench" backup_date="0" type="full">\n')
+        for i, c, author, sent, text, r, people, chats in _stream(n):
+            members = chats[c]
+            if len(members) == 1:
+                name, _, phone = people[members[0]]
+                f.write(f'  <sms protocol="0" address="{phone}" date="{sent}" type="{2 if author is None else 1}" '
+                        f'subject="null" body={quoteattr(text)} read="1" status="-1" locked="0" '
+                        f'date_sent="0" contact_name={quoteattr(name)} />\n')
+                continue
+            numbers = "~".join(people[m][2] for m in members)
+            names = ", ".join(people[m][0] for m in members)
+            sender = "+15550100000" if author is None else people[author][2]
+            part = (f'<part seq="0" ct="image/jpeg" name="IMG_{i}.jpg" data="{picture}" />'
+                    if r.random() < 0.05 else "")
+            f.write(f'  <mms date="{sent}" msg_box="{2 if author is None else 1}" address="{numbers}" '
+                    f'contact_name={quoteattr(names)}><parts>{part}<part seq="0" ct="text/plain" '
+                    f'text={quoteattr(text)} /></parts><addrs><addr address="{sender}" type="137" '
+                    f'charset="106" /></addrs></mms>\n')
+        f.write("</smses>\n")
+
+
 def ensure(size: str) -> dict[str, Path]:
     n = generate.SIZES[size]
     d = generate.DATA / size
-    out = {"signal-export": d / "signal-export", "telegram": d / "telegram" / "result.json"}
+    out = {"signal-export": d / "signal-export", "telegram": d / "telegram" / "result.json",
+           "sms": d / "sms" / "sms-20240302120000.xml"}
     if not (d / ".signal-export.done").exists():
         shutil.rmtree(out["signal-export"], ignore_errors=True)
         write_signal_export(out["signal-export"], n)
@@ -174,6 +207,9 @@ def ensure(size: str) -> dict[str, Path]:
     if not (d / ".telegram.done").exists():
         write_telegram(out["telegram"], n)
         (d / ".telegram.done").write_text("ok\n")
+    if not (d / ".sms.done").exists():
+        write_sms(out["sms"], n)
+        (d / ".sms.done").write_text("ok\n")
     out["whatsapp"] = generate.ensure(size, "whatsapp", log)[0]
     return out
 
@@ -181,8 +217,13 @@ def ensure(size: str) -> dict[str, Path]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", choices=list(generate.SIZES), default="100k")
+    ap.add_argument("--only", default=None, help="comma-separated: signal-export,telegram,sms "
+                    "(WhatsApp, the yardstick, always runs)")
     args = ap.parse_args(argv)
     archives = ensure(args.size)
+    if args.only:
+        keep = {*args.only.split(","), "whatsapp"}
+        archives = {k: v for k, v in archives.items() if k in keep}
     results: dict[str, Any] = {"size": args.size, "machine": machine(), "imports": {}}
     for name, src in archives.items():
         work = OUT / args.size / f"sources-{name}"

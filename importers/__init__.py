@@ -21,6 +21,7 @@ REGISTRY: dict[str, str] = {
     "signal": "chatmem.importers.signal:SignalImporter",
     "whatsapp": "chatmem.importers.whatsapp:WhatsAppImporter",
     "telegram": "chatmem.importers.telegram:TelegramImporter",
+    "sms": "chatmem.importers.android_sms:AndroidSmsImporter",
     "contacts": "chatmem.importers.contacts:ContactsImporter",
     "jsonl": "chatmem.importers.jsonl:JsonlImporter",
 }
