@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 OWNER = "me"  # the owner of the archive, on every platform
 
-PLATFORMS = ("imessage", "whatsapp", "signal", "telegram", "sms", "agent")
+PLATFORMS = ("imessage", "whatsapp", "signal", "telegram", "sms", "messenger", "instagram", "agent")
 KINDS = ("text", "media", "system", "call")
 CALL_DIRECTIONS = ("incoming", "outgoing", "missed")
 

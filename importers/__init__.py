@@ -22,6 +22,7 @@ REGISTRY: dict[str, str] = {
     "whatsapp": "chatmem.importers.whatsapp:WhatsAppImporter",
     "telegram": "chatmem.importers.telegram:TelegramImporter",
     "sms": "chatmem.importers.android_sms:AndroidSmsImporter",
+    "messenger": "chatmem.importers.meta:MetaImporter",
     "contacts": "chatmem.importers.contacts:ContactsImporter",
     "jsonl": "chatmem.importers.jsonl:JsonlImporter",
 }
