@@ -56,7 +56,8 @@ def _delete_messages(conn: Connection, where, out: Forgotten) -> None:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         for table, column in ((m.MessageVersion, "message_id"), (m.Reaction, "message_id"),
-                              (m.Attachment, "message_id"), (m.MessageAlias, "message_id")):
+                              (m.Attachment, "message_id"), (m.MessageAlias, "message_id"),
+                              (m.RecordSource, "record_id")):
             t = table.__table__
             conn.execute(delete(t).where(t.c[column].in_(chunk)))
         conn.execute(delete(mt).where(mt.c.id.in_(chunk)))
@@ -67,13 +68,18 @@ def _delete_messages(conn: Connection, where, out: Forgotten) -> None:
 def _delete_calls(conn: Connection, where, out: Forgotten) -> None:
     ct = m.Call.__table__
     ids = list(conn.execute(select(ct.c.id).where(where)).scalars())
+    for start in range(0, len(ids), 500):  # a call's aliases and other sources (store/reconcile.py)
+        chunk = ids[start:start + 500]
+        for table, column in ((m.MessageAlias, "message_id"), (m.RecordSource, "record_id")):
+            t = table.__table__
+            conn.execute(delete(t).where(t.c[column].in_(chunk)))
     conn.execute(delete(ct).where(ct.c.id.in_(ids)))
     out.calls += len(ids)
     out.record_ids += ids
 
 
 def _delete_chat(conn: Connection, chat_id: str, out: Forgotten) -> None:
-    for table in (m.Memory, m.Unparsed):
+    for table in (m.Memory, m.Unparsed, m.ChatAlias):
         t = table.__table__
         conn.execute(delete(t).where(t.c.chat_id == chat_id))
     ch = m.Chat.__table__
