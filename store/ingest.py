@@ -25,7 +25,7 @@ from chatmem import records as rec
 
 from . import models as m
 from .db import next_seq
-from .people import AGENT, People
+from .people import AGENT, APP_SENDERS, People
 from .reconcile import Reconciler, fold_text, merge_attachments
 
 BATCH = 2000
@@ -466,8 +466,11 @@ class Ingest:
         return old
 
     def _message_row(self, msg: rec.Message, digest: str) -> dict:
-        # an agent session's turns are written by roles (user, assistant), not people
-        person = None if msg.platform == AGENT else self._person(msg.sender, msg.sender_handle)
+        # an agent session's turns are written by roles (user, assistant), not people; the
+        # app's own notices ("Signal": safety number changed) are written by no one
+        by_app = (msg.kind == "system" and not msg.sender_handle
+                  and msg.sender.casefold() in APP_SENDERS)
+        person = None if msg.platform == AGENT or by_app else self._person(msg.sender, msg.sender_handle)
         return message_row(msg, digest, self.seq, self.ordinal if msg.line is None else msg.line,
                            person, self.run_id)
 

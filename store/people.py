@@ -24,6 +24,9 @@ from chatmem.errors import ArgumentError, NotFound
 from . import models as m
 
 OWNER_ID = "me"
+# what importers write as the sender of the app's own notices ("Signal": safety number
+# changed): written by no one, so they make no person
+APP_SENDERS = frozenset({"signal", "whatsapp", "imessage", "messages", "telegram", "system", ""})
 AGENT = "agent"  # the platform of logged agent sessions
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _PHONEISH = re.compile(r"^[~\s]*\+?[\d\s()\-./]{6,}$")
@@ -220,7 +223,10 @@ class People:
         index shows the person's name. Returns how many messages changed."""
         mt, ct = m.Message.__table__, m.Chat.__table__
         # agent sessions' turns are written by roles (user, assistant), not by people
-        q = select(mt.c.sender, mt.c.sender_handle, mt.c.person_id).distinct().where(mt.c.platform != AGENT)
+        by_app = and_(mt.c.kind == "system", mt.c.sender_handle.is_(None),
+                      func.lower(mt.c.sender).in_(sorted(APP_SENDERS)))
+        q = (select(mt.c.sender, mt.c.sender_handle, mt.c.person_id).distinct()
+             .where(mt.c.platform != AGENT).where(~by_app))
         if only_unlinked:
             q = q.where(mt.c.person_id.is_(None))
         changed = 0

@@ -282,3 +282,13 @@ def test_forget_a_source_removes_what_it_brought(tmp_path):
     assert invoke(home, "--seat", "assistant", "forget", str(JSONL), "--yes").exit_code == 1
     unknown = invoke(home, "forget", "s_0000000000000000", "--yes")
     assert unknown.exit_code == 1 and "no chat with id" in unknown.output
+
+
+def test_the_apps_own_notices_make_no_person(tmp_path):
+    import json
+
+    home = tmp_path / "home"
+    assert invoke(home, "import", str(FIXTURES / "signal" / "signal-desktop.sqlite")).exit_code == 0
+    people = json.loads(invoke(home, "people", "--json").output)
+    names = [p["name"] for p in (people["people"] if isinstance(people, dict) else people)]
+    assert "Signal" not in names and "Anna Berg" in names
