@@ -1,0 +1,116 @@
+"""Search by meaning at scale (issue 20): embedding rate, bytes per message, and the semantic
+leg's query time over a million vectors. Not part of the test suite.
+
+    python benchmarks/vectors_bench.py                       # embed 100k, search over 1M
+    python benchmarks/vectors_bench.py --embed 1000000 --rows 1000000   # all of it real (minutes)
+
+Texts come from the benchmark's generator (textgen.py, the same Zipf chat text as run.py). The
+`--embed` texts are embedded for real (messages/s of `Embedder.embed` in batches, as an import
+does); the vector store then holds `--rows` rows: the embedded vectors repeated with fresh ids,
+chats, people and times when rows > embed (the scan's cost depends on the row count, not on
+what the vectors say). Queries are generated texts too, each searched plain, in one busy chat,
+in a one-year window, and from one person; p50/p95 of the whole semantic leg (query embedding
++ filters + Hamming pass + int8 re-scoring).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from textgen import TextMaker, Vocabulary  # noqa: E402
+
+RESULTS = HERE / "results"
+CHATS, PEOPLE = 300, 400
+START = datetime(2015, 1, 1, tzinfo=timezone.utc)
+
+
+def percentile(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import numpy as np
+
+    from chatmem.store.embedder import load_embedder
+    from chatmem.store.vectors import EMBED_BATCH, VectorRow, VectorStore
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--embed", type=int, default=100_000, help="texts embedded for real")
+    ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the vector store")
+    ap.add_argument("--queries", type=int, default=50)
+    args = ap.parse_args(argv)
+    rng = random.Random(20)
+    maker = TextMaker(Vocabulary(8))
+    texts = [maker.text(rng) for _ in range(args.embed)]
+    e = load_embedder()
+    e.embed(texts[:100])
+    t0 = time.perf_counter()
+    vecs = np.concatenate([e.embed(texts[i:i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)])
+    embed_s = time.perf_counter() - t0
+    print(f"embedded {len(texts):,} messages in {embed_s:.1f} s: {len(texts) / embed_s:,.0f}/s", file=sys.stderr)
+    span = 3650 * 86400 / args.rows
+    with tempfile.TemporaryDirectory(prefix="chatmem-vectors-") as tmp:
+        vs = VectorStore(Path(tmp) / "vectors")
+        rows = (VectorRow(f"m_{i:016x}", "", f"s_{rng.randrange(CHATS):016x}", f"p_{rng.randrange(PEOPLE):016x}",
+                          START + timedelta(seconds=i * span)) for i in range(args.rows))
+        t0 = time.perf_counter()
+        vs.add(rows, 1, lambda batch: _cycle(vecs, batch), "bench")  # noqa: B023
+        write_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        n = vs.count()
+        load_s = time.perf_counter() - t0
+        per_message = vs.nbytes() / n
+        print(f"{n:,} rows written in {write_s:.1f} s, loaded in {load_s:.1f} s, "
+              f"{per_message:.0f} bytes per message", file=sys.stderr)
+        queries = [maker.text(rng) for _ in range(args.queries)]
+        cases = {
+            "plain": {},
+            "chat": {"chats": [f"s_{0:016x}"]},
+            "one year": {"since": datetime(2020, 1, 1), "until": datetime(2020, 12, 31)},
+            "person": {"people": [f"p_{7:016x}"]},
+        }
+        latency = {}
+        for name, kw in cases.items():
+            ms = []
+            for q in queries:
+                t0 = time.perf_counter()
+                vs.search(e.embed([q])[0], 100, **kw)
+                ms.append((time.perf_counter() - t0) * 1000)
+            latency[name] = {"p50": percentile(ms, 50), "p95": percentile(ms, 95)}
+            print(f"semantic leg, {name}: p50 {latency[name]['p50']} ms, p95 {latency[name]['p95']} ms",
+                  file=sys.stderr)
+    result = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "embedded": args.embed,
+              "embed_per_s": round(args.embed / embed_s), "rows": n, "bytes_per_message": round(per_message, 1),
+              "mb_total": round(per_message * n / 2**20, 1), "write_s": round(write_s, 1),
+              "load_s": round(load_s, 1), "semantic_leg_ms": latency}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"vectors-{n}.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+
+
+_position = [0]
+
+
+def _cycle(vecs, batch: list[str]):
+    """The next len(batch) embedded vectors, wrapping around."""
+    import numpy as np
+
+    start = _position[0]
+    idx = (np.arange(start, start + len(batch)) % len(vecs))
+    _position[0] = start + len(batch)
+    return vecs[idx]
+
+
+if __name__ == "__main__":
+    main()
