@@ -160,11 +160,12 @@ class VectorStore:
 
     def remove(self, message_ids: Iterable[str]) -> int:
         """Mark the vectors of these messages dead (the messages were deleted)."""
+        message_ids = list(message_ids)
+        if not message_ids or not self.folder.exists():
+            return 0  # no vectors (e.g. without the semantic extra): nothing to do, no numpy
         import numpy as np
 
         ids = np.array([i.encode() for i in message_ids])
-        if not ids.size or not self.folder.exists():
-            return 0
         state = self.state()
         n = self._mark_dead(state["segments"], ids)
         state["dead_version"] = int(state.get("dead_version", 0)) + 1  # other readers reload
