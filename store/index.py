@@ -1,8 +1,23 @@
 """The Whoosh full-text index: derived data, rebuilt from the database at any time.
 
-Only the id is stored; snippets and fields shown to users come from the database. The index
-remembers the highest ingest `seq` it has applied (in its own small file, written after the
-Whoosh commit), so `Store.open` can notice an index that is behind the database and catch up.
+What is searched is analysed (`analysis.py`) once per document, in Python, and handed to Whoosh
+as finished terms; everything else is a column or one compact key per document:
+
+| field   | holds                                                   | format            |
+|---------|---------------------------------------------------------|-------------------|
+| `id`    | the message or call id (the only stored value)          | unique term       |
+| `t`     | text, call summaries/transcripts, attachment names:     | term frequencies  |
+|         | exact, stemmed (`~stem`), compound parts, CJK pairs     | (scored, BM25)    |
+| `p`     | adjacent word pairs `a|b` for phrases                   | existence         |
+| `c`     | the chat (`source`) id                                  | existence         |
+| `who`   | sender name, handle, display name, `#person-id`         | existence         |
+| `ts`    | UTC seconds                                             | column            |
+| `meta`  | platform, kind, group, attachment, deleted, packed      | column            |
+
+Snippets and everything shown come from the database. The index remembers the highest ingest
+`seq` it has applied (in its own small file, written after the Whoosh commit), the language it
+guessed per chat, and what it holds (platforms, time span), so `Store.open` can notice an index
+that is behind the database and catch up, and searches can drop filters that match everything.
 Whoosh's own lock is an OS file lock: a killed writer never leaves it stale.
 """
 
@@ -11,89 +26,132 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import threading
+from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
-from whoosh import columns
+from whoosh import columns, formats
 from whoosh import index as windex
-from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer
-from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
-from whoosh.support.charset import accent_map
+from whoosh.analysis import IDTokenizer
+from whoosh.fields import COLUMN, ID, FieldType, Schema
+from whoosh.system import pack_uint
 
 from chatmem.errors import StoreError
+from chatmem.records import KINDS
 
 from . import models as m
-from .people import chat_name, sender_name
+from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
+from .people import sender_name
 
 STATE_FILE = "chatmem-index.json"
-INDEX_VERSION = 2  # 2: `ts` is a column only (no range terms), `day` dropped
+# 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
+#    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
+INDEX_VERSION = 3
 BULK_THRESHOLD = 20_000  # above this many documents, write with two processes
-INDEX_BATCH = 5000  # rows read from the database at a time while indexing
+INDEX_BATCH = 5000
+LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
+
+# the `meta` column: bits 0-7 platform (a number per platform name, kept in the index state),
+# 8-10 kind, 11 group, 12 attachment, 13 deleted
+_PLATFORM_BITS, _KIND_SHIFT, _KIND_BITS = 0xFF, 8, 0x7
+GROUP_BIT, ATTACHMENT_BIT, DELETED_BIT = 1 << 11, 1 << 12, 1 << 13
+MAX_TS = 2**32 - 1
+OTHER_PLATFORMS = 0xFF  # the 255th platform name and every one after it share a number
 
 
-def _analyzer():
-    # No stop words (phrases like "the code" must match) and no stemming (chats are
-    # multilingual); accents folded so "cafe" finds "café".
-    return RegexTokenizer(r"\w+(?:[.'’]\w+)*") | LowercaseFilter() | CharsetFilter(accent_map)
+def kind_code(kind: str) -> int:
+    return KINDS.index(kind) + 1 if kind in KINDS else 0
+
+
+class TermsField(FieldType):
+    """Terms analysed before they reach Whoosh: a {term: frequency} dict (scored field) or a
+    list of terms (existence only). Skips Whoosh's per-token analyzer chain entirely."""
+
+    def __init__(self, scorable: bool = False):
+        self.format = formats.Frequency() if scorable else formats.Existence()
+        self.analyzer = IDTokenizer()  # only for strings given by hand (e.g. Whoosh's parser)
+        self.scorable = scorable
+        self.stored = False
+        self.unique = False
+        self.vector = None
+
+    def index(self, value, **kwargs):
+        if isinstance(value, dict):
+            for term, freq in value.items():
+                yield term.encode("utf-8"), freq, float(freq), pack_uint(freq)
+        elif isinstance(value, str):
+            yield value.encode("utf-8"), 1, 1.0, b""
+        else:
+            for term in value:
+                yield term.encode("utf-8"), 1, 1.0, b""
 
 
 def make_schema() -> Schema:
-    analyzer = _analyzer()
     return Schema(
         id=ID(stored=True, unique=True),
-        text=TEXT(analyzer=analyzer, phrase=True),
-        sender=TEXT(analyzer=analyzer, phrase=True),
-        chat=TEXT(analyzer=analyzer, phrase=True),
-        platform=ID,
-        source=ID,
-        # lower-cased sender name and handle, comma-separated, for exact sender filters
-        sender_key=KEYWORD(commas=True, lowercase=True),
-        person=KEYWORD(commas=True, lowercase=True),
-        group=ID,  # "1" or "0"
-        kind=ID,
-        # The time is a column, not terms: a NUMERIC field writes 16 range terms per document
-        # (it halved indexing speed), and ranges over it expand into many terms at search time.
-        # Date bounds are checked on the column (see `in_time_range`); sorting uses it too.
-        ts=COLUMN(columns.NumericColumn("q")),
+        t=TermsField(scorable=True),
+        p=TermsField(),
+        c=TermsField(),
+        who=TermsField(),
+        # The time is a column, not terms: a NUMERIC field writes 16 range terms per document,
+        # and ranges over it expand into many terms at search time.
+        ts=COLUMN(columns.NumericColumn("I")),
+        meta=COLUMN(columns.NumericColumn("I")),
     )
 
 
 @dataclass
 class IndexDoc:
+    """What one message or call puts into the index."""
+
     id: str
     text: str
-    sender: str
-    chat: str
+    chat_id: str
     platform: str
-    source: str
-    sender_keys: list[str]
-    group: bool
     kind: str
     when: datetime  # UTC (naive or aware)
-    person: str | None = None
+    who: list[str] = field(default_factory=list)  # sender keys, lower-cased; "#person" ids
+    group: bool = False
+    attachment: bool = False
+    deleted: bool = False
+    lang: str = DEFAULT_LANGUAGE
 
-    def fields(self) -> dict:
+    def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
         when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
-        ts = int(when.timestamp())
-        return {
-            "id": self.id,
-            "text": self.text or "",
-            "sender": self.sender or "",
-            "chat": self.chat or "",
-            "platform": self.platform,
-            "source": self.source,
-            "sender_key": ",".join(k.lower().replace(",", " ") for k in self.sender_keys if k),
-            "person": self.person or "",
-            "group": "1" if self.group else "0",
-            "kind": self.kind,
-            "ts": ts,
-        }
+        terms, pairs = doc_terms(self.text or "", self.lang)
+        code = platform_codes.get(self.platform)
+        if code is None:
+            code = platform_codes[self.platform] = min(len(platform_codes) + 1, OTHER_PLATFORMS)
+        meta = (code | kind_code(self.kind) << _KIND_SHIFT
+                | (GROUP_BIT if self.group else 0) | (ATTACHMENT_BIT if self.attachment else 0)
+                | (DELETED_BIT if self.deleted else 0))
+        out: dict[str, Any] = {"id": self.id, "c": [self.chat_id],
+                               "ts": min(max(int(when.timestamp()), 0), MAX_TS), "meta": meta}
+        if terms:
+            out["t"] = terms
+        if pairs:
+            out["p"] = list(pairs)
+        who = [k for k in dict.fromkeys(self.who) if k]
+        if who:
+            out["who"] = who
+        return out
+
+
+def sender_key(name: str) -> str:
+    """The `who` term of a sender name or handle (as the `sender` filter writes it)."""
+    return name.strip().lower()
+
+
+def person_key(person_id: str) -> str:
+    return "#" + person_id.lower()
 
 
 class FullTextIndex:
@@ -106,20 +164,24 @@ class FullTextIndex:
         # segment's lengths and dictionaries (~150 ms at a million messages). Whoosh readers
         # seek and read shared file handles, so threads do not share them.
         self._local = threading.local()
+        self._searchers: list = []
+        self._columns: dict[tuple[str, str], array] = {}
+        self.rebuilt = False  # set when open() found an index of an older version
 
     # ------------------------------------------------------------------ lifecycle
     def open(self, read_only: bool = False) -> FullTextIndex:
-        """Open the index, making (or remaking, for another version) it unless `read_only`."""
+        """Open the index, making (or remaking, for another version: the store then rebuilds
+        it from the database) it unless `read_only`."""
         try:
-            current = (windex.exists_in(str(self.folder))
-                       and self._state().get("version") == INDEX_VERSION)
-            if current:
+            exists = windex.exists_in(str(self.folder))
+            if exists and self._state().get("version") == INDEX_VERSION:
                 self._ix = windex.open_dir(str(self.folder))
             elif read_only:
                 raise StoreError(f"the search index in {self.folder} is missing or from another "
                                  "chatmem version, and the store is read-only, so it cannot be "
                                  "rebuilt here")
             else:
+                self.rebuilt = exists
                 self.folder.mkdir(parents=True, exist_ok=True)
                 self._create()
         except OSError as e:
@@ -133,7 +195,7 @@ class FullTextIndex:
             else:
                 child.unlink()
         self._ix = windex.create_in(str(self.folder), make_schema())
-        self._write_state(0)
+        self._write_state({"seq": 0})
 
     def clear(self) -> None:
         """Empty the index (for a rebuild)."""
@@ -142,9 +204,10 @@ class FullTextIndex:
         self._create()
 
     def close(self) -> None:
-        for s in getattr(self, "_searchers", []):
+        for s in self._searchers:
             s.close()
         self._searchers = []
+        self._columns = {}
         self._local = threading.local()
         if self._ix is not None:
             self._ix.close()
@@ -163,32 +226,59 @@ class FullTextIndex:
         except (OSError, ValueError):
             return {}
 
-    def _write_state(self, seq: int) -> None:
+    def _write_state(self, state: dict) -> None:
         tmp = self.folder / (STATE_FILE + ".tmp")
-        tmp.write_text(json.dumps({"version": INDEX_VERSION, "seq": seq}))
+        tmp.write_text(json.dumps({**state, "version": INDEX_VERSION}))
         os.replace(tmp, self.folder / STATE_FILE)
 
     @property
     def seq(self) -> int:
         return int(self._state().get("seq", 0))
 
+    def languages(self) -> dict[str, str]:
+        """chat id -> the language its words are stemmed in."""
+        return dict(self._state().get("languages") or {})
+
+    def holds(self) -> dict[str, Any]:
+        """What the index holds, as far as dropping needless filters goes: `platforms` (name ->
+        number in the `meta` column), and the time span `min_ts`/`max_ts` (never narrower than
+        the truth)."""
+        st = self._state()
+        return {"platforms": dict(st.get("platforms") or {}), "min_ts": st.get("min_ts"),
+                "max_ts": st.get("max_ts")}
+
     # ------------------------------------------------------------------ writing
-    def write(self, docs: Iterable[IndexDoc], seq: int, *, fresh: bool, expected: int = 0) -> int:
+    def write(self, docs: Iterable[IndexDoc], seq: int, *, fresh: bool, expected: int = 0,
+              languages: dict[str, str] | None = None) -> int:
         """Add (fresh index) or update documents, commit, then record `seq` as applied."""
         ix = self.ix
         bulk = fresh and expected >= BULK_THRESHOLD
         writer = ix.writer(procs=2, multisegment=True) if bulk else ix.writer()
+        state = self._state()
+        platforms: dict[str, int] = dict(state.get("platforms") or {})
+        lo, hi = state.get("min_ts"), state.get("max_ts")
         n = 0
         try:
             put = writer.add_document if fresh else writer.update_document
             for doc in docs:
-                put(**doc.fields())
+                f = doc.fields(platforms)
+                ts = f["ts"]
+                lo = ts if lo is None or ts < lo else lo
+                hi = ts if hi is None or ts > hi else hi
+                put(**f)
                 n += 1
         except BaseException:
             writer.cancel()
             raise
-        writer.commit()
-        self._write_state(seq)
+        # what the documents say about the index may only widen: written before the commit so
+        # a crash after it never leaves the index holding more than its state says
+        state.update(platforms=platforms, min_ts=lo, max_ts=hi)
+        if languages is not None:
+            state["languages"] = languages
+        self._write_state(state)
+        writer.commit(merge=not fresh)
+        state["seq"] = seq
+        self._write_state(state)
         return n
 
     def delete(self, ids: Iterable[str]) -> int:
@@ -216,12 +306,12 @@ class FullTextIndex:
         s = getattr(self._local, "searcher", None)
         if s is None:
             s = self.ix.searcher()
-            self._searchers = [*getattr(self, "_searchers", []), s]
+            self._searchers.append(s)
         elif not s.up_to_date():
             # a new searcher, not Searcher.refresh(): that fails on an index that was empty
             s.close()
             fresh = self.ix.searcher()
-            self._searchers = [x for x in getattr(self, "_searchers", []) if x is not s] + [fresh]
+            self._searchers = [x for x in self._searchers if x is not s] + [fresh]
             s = fresh
         self._local.searcher = s
         yield s
@@ -232,17 +322,36 @@ class FullTextIndex:
             self.close()
             self.open()
 
+    def column(self, reader, name: str) -> array:
+        """A segment's column as an array of ints, loaded once per segment."""
+        key = (reader.segment().segment_id(), name)
+        values = self._columns.get(key)
+        if values is None:
+            values = _load_column(reader, name)
+            self._columns[key] = values
+        return values
 
-def in_time_range(searcher, query, lo: int | None, hi: int | None) -> set[int]:
-    """Document numbers matching `query` whose `ts` (UTC seconds) lies in [lo, hi]."""
-    ts = searcher.reader().column_reader("ts")
-    return {d for d in searcher.docs_for_query(query)
-            if (lo is None or ts[d] >= lo) and (hi is None or ts[d] <= hi)}
+
+def _load_column(reader, name: str) -> array:
+    """Read a fixed-width numeric column straight into an array (the column reader decodes one
+    value per Python call)."""
+    cr = reader.column_reader(name)
+    doccount = reader.doc_count_all()
+    values = array("I")
+    inner = getattr(cr, "_dbfile", None)
+    if inner is not None and getattr(cr, "_fixedlen", 0) == 4:
+        raw = inner.get(cr._basepos, cr._count * 4)
+        values.frombytes(bytes(raw))
+        if sys.byteorder == "little":
+            values.byteswap()  # Whoosh writes big-endian ("!I")
+    else:  # an unexpected reader: decode value by value
+        values.extend(cr[d] for d in range(doccount))
+    if len(values) < doccount:
+        values.extend([0] * (doccount - len(values)))
+    return values
 
 
-# ---------------------------------------------------------------------- what goes into a document
-
-
+# ---------------------------------------------------------------------- documents
 def count_changed(conn: Connection, since: int) -> int:
     """Messages and calls changed after ingest `seq` `since`: the documents to (re)write."""
     mt, ct = m.Message.__table__, m.Call.__table__
@@ -250,34 +359,52 @@ def count_changed(conn: Connection, since: int) -> int:
             + conn.execute(select(func.count()).select_from(ct).where(ct.c.seq > since)).scalar_one())
 
 
-def documents(conn: Connection, since: int) -> Iterator[IndexDoc]:
-    """The index document of every message and call changed after ingest `seq` `since`."""
-    mt, ct, ch, pt = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Person.__table__
+def documents(conn: Connection, since: int, languages: dict[str, str]) -> Iterator[IndexDoc]:
+    """The index document of every message and call changed after ingest `seq` `since`.
+    Guesses the language of chats not seen before (and adds them to `languages`)."""
+    pt = m.Person.__table__
     names = {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
-    chats = {r.id: r for r in conn.execute(
-        select(ch.c.id, ch.c.name, ch.c.is_group, ch.c.platform, ch.c.person_id))}
+    mt, ct, ch, at = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Attachment.__table__
+    chats = {r.id: r for r in conn.execute(select(ch.c.id, ch.c.is_group))}
+    attachments: dict[str, list[str]] = {}
+    q = (select(at.c.message_id, at.c.name, at.c.mime_type).join(mt, mt.c.id == at.c.message_id)
+         .where(mt.c.seq > since))
+    for r in conn.execute(q):
+        attachments.setdefault(r.message_id, []).append(r.name or r.mime_type or "")
+
+    def lang_of(chat_id: str) -> str:
+        lang = languages.get(chat_id)
+        if lang is None:
+            sample = conn.execute(select(mt.c.text).where(mt.c.chat_id == chat_id, mt.c.kind == "text")
+                                  .limit(LANGUAGE_SAMPLE)).scalars()
+            lang = languages[chat_id] = guess_language(t or "" for t in sample)
+        return lang
+
     q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
-                mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra)
+                mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra, mt.c.deleted)
          .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
     for r in conn.execute(q):
         chat = chats.get(r.chat_id)
-        text = r.text
+        text = r.text or ""
         extra = r.extra or {}
         if extra.get("poll"):
             poll = extra["poll"]
             text = " ".join([text, str(poll.get("question", ""))] +
                             [str(o.get("text", "")) for o in poll.get("options", [])])
-        sender = sender_name(r, names)
-        yield IndexDoc(id=r.id, text=text, sender=sender if sender == r.sender else f"{sender} {r.sender}",
-                       chat=chat_name(chat, names),
-                       platform=r.platform, source=r.chat_id,
-                       sender_keys=[r.sender, r.sender_handle or "", sender],
-                       person=r.person_id,
-                       group=bool(chat.is_group) if chat else False, kind=r.kind, when=r.sent_at)
+        files = attachments.get(r.id)
+        if files:
+            text = " ".join([text, *files])
+        shown = sender_name(r, names)
+        who = [sender_key(r.sender or ""), sender_key(r.sender_handle or ""), sender_key(shown)]
+        if r.person_id:
+            who.append(person_key(r.person_id))
+        yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind=r.kind,
+                       when=r.sent_at, who=who, group=bool(chat.is_group) if chat else False,
+                       attachment=bool(files), deleted=bool(r.deleted), lang=lang_of(r.chat_id))
     q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
     for r in conn.execute(q):
         chat = chats.get(r.chat_id)
         text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
-        yield IndexDoc(id=r.id, text=text, sender=r.peer or "", chat=chat_name(chat, names),
-                       platform=r.platform, source=r.chat_id, sender_keys=[r.peer or ""],
-                       group=bool(chat.is_group) if chat else False, kind="call", when=r.started_at)
+        yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind="call",
+                       when=r.started_at, who=[sender_key(r.peer or "")],
+                       group=bool(chat.is_group) if chat else False, lang=lang_of(r.chat_id))

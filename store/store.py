@@ -335,13 +335,15 @@ class Store:
             fresh = self.index.doc_count() == 0
             with self.read() as conn:
                 expected = count_changed(conn, since)
-                docs = documents(conn, since)
+                languages = self.index.languages()
+                docs = documents(conn, since, languages)
                 if on_progress is not None:
                     on_progress(0, expected, phase="updating the search index")
                     docs = _counted(docs, on_progress, expected)
                 self.phase = "index"  # left set if this is interrupted: see interrupt_note
                 try:
-                    written = self.index.write(docs, db_seq, fresh=fresh, expected=expected)
+                    written = self.index.write(docs, db_seq, fresh=fresh, expected=expected,
+                                               languages=languages)
                     self.phase = None
                     return written
                 except OSError as e:

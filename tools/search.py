@@ -1,27 +1,31 @@
-"""search_memory: BM25 full-text search with every filter applied inside the search.
+"""search_memory: full-text search, every filter applied inside the search (exact totals).
 
-Filters (platform, source, sender, group, since/until and the seat's scope) are ANDed into the
-Whoosh query itself, so a filtered search finds every match and `total` is exact: never a
-top-N cut filtered afterwards.
+The query language, the index and the ranking live in the store (`chatmem.store.search`); this
+tool checks arguments, turns the query's operators (`from:`, `in:`, `with:`, ...) and the
+arguments into one filter, and shows the hits as messages with a highlighted snippet.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
-
-from sqlalchemy import func, select
-from whoosh import qparser
-from whoosh import query as Q
-from whoosh.highlight import ContextFragmenter, Formatter, highlight
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, QueryError
+from chatmem.records import KINDS
 from chatmem.store import Store
-from chatmem.store.index import _analyzer, in_time_range
-from chatmem.store.models import Call, Chat, Message
-from chatmem.store.scope import chat_filter, expired_sessions
+from chatmem.store.analysis import matched_spans
+from chatmem.store.search import (
+    ParsedQuery,
+    SearchFilter,
+    chats_named,
+    chats_with,
+    hit_rows,
+    known_sender,
+    parse_query,
+    search,
+)
 
 from .lookup import (
     Timer,
@@ -37,93 +41,23 @@ from .secrets import masker
 from .semantic import resolve_mode, search_by_meaning
 from .types import SearchHit, SearchResult
 
-__all__ = ["check_int", "parse_time", "search_memory"]
+__all__ = ["chat_matches", "check_int", "parse_time", "search_memory", "snippet"]
 
 MAX_QUERY_CHARS = 1000
 SORTS = ("relevance", "newest", "oldest")
 MAX_OFFSET = 10_000
-SEARCH_FIELDS = ["text", "sender", "chat"]
-MIN_PREFIX_CHARS = 2  # "a*" would expand to most of the vocabulary
 SNIPPET_CHARS = 160
 DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_WILDCARD_WORD = re.compile(r"[^\s\"()]*[*?][^\s\"()]*")
+HAS_VALUES = {"attachment": "attachment", "attachments": "attachment", "file": "attachment",
+              "files": "attachment", "media": "attachment"}
+IS_VALUES = ("deleted",)
 
 
-class _Bold(Formatter):
-    """Highlights as **word**, readable in a terminal and by a model."""
-
-    between = " … "
-
-    def format_token(self, text, token, replace=False):
-        return f"**{token.text if replace else text[token.startchar:token.endchar]}**"
-
-
-def make_parser(schema) -> qparser.MultifieldParser:
-    parser = qparser.MultifieldParser(SEARCH_FIELDS, schema, group=qparser.AndGroup)
-    parser.add_plugin(qparser.PlusMinusPlugin())
-    parser.remove_plugin_class(qparser.FieldsPlugin)  # "a:b" is text, not a field name
-    return parser
-
-
-def _check_syntax(query: str) -> None:
-    """Reject what Whoosh would silently misread: an unclosed quote or parenthesis, and
-    wildcards that would expand to most of the index."""
-    if query.count('"') % 2:
-        raise QueryError(f'the query {query!r} has an unclosed " (quote phrases like "thermos of coffee")')
-    depth = 0
-    for ch in query:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            break
-    if depth != 0:
-        raise QueryError(f"the query {query!r} has unbalanced parentheses")
-    for word in _WILDCARD_WORD.findall(query):
-        literal = re.sub(r"[*?].*", "", word.lstrip("+-"))
-        if len(literal) < MIN_PREFIX_CHARS:
-            raise QueryError(f"the query {query!r} has {word!r}: a prefix* needs at least "
-                             f"{MIN_PREFIX_CHARS} letters before the *")
-
-
-def _only_negative(q) -> bool:
-    if isinstance(q, Q.Not):
-        return True
-    if isinstance(q, (Q.And, Q.Or)):
-        return all(_only_negative(c) for c in q.children())
-    return False
-
-
-def parse_query(schema, query: Any):
-    if not isinstance(query, str) or not query.strip():
-        raise ArgumentError("query must be a non-empty string of words (1 to 1000 characters)")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ArgumentError(f"query must be at most {MAX_QUERY_CHARS} characters; got {len(query)}")
-    cleaned = "".join(ch if ch.isprintable() else " " for ch in query)
-    _check_syntax(cleaned)
-    try:
-        q = make_parser(schema).parse(cleaned)
-    except Exception as e:  # whoosh raises assorted errors for odd syntax
-        raise QueryError(f"could not read the query {query!r}: {e}") from e
-    if q is Q.NullQuery:
-        raise QueryError(f"the query {query!r} has no words to search for (only excluded words "
-                         "or punctuation)")
-    if _only_negative(q):
-        raise QueryError(f"the query {query!r} only excludes words; add at least one word to find")
-    return q
-
-
-def scope_filter(store: Store, seat: Seat) -> tuple[str, list[str]] | None:
-    """None for a seat that sees everything; else ("only", ids) or ("not", ids), whichever
-    list is shorter, as the search filter on `source`."""
-    t = Chat.__table__
-    with store.read() as conn:
-        if seat.unrestricted:
-            gone = [r.id for r in conn.execute(select(t.c.id).where(expired_sessions(seat, t)))]
-            return ("not", gone) if gone else None
-        allowed = [r.id for r in conn.execute(select(t.c.id).where(chat_filter(seat)))]
-        total = conn.execute(select(func.count()).select_from(t)).scalar_one()
-        if len(allowed) <= total - len(allowed):
-            return ("only", allowed)
-        return ("not", [r.id for r in conn.execute(select(t.c.id).where(~chat_filter(seat)))])
+def _day_end(value: str, t: datetime | None) -> datetime | None:
+    """`until 2024-02-10` includes that whole day."""
+    if t is not None and DATE_ONLY.fullmatch(value.strip()):
+        return t + timedelta(days=1) - timedelta(seconds=1)
+    return t
 
 
 def search_memory(store: Store, seat: Seat, query: str, platform: str | None = None,
@@ -150,165 +84,133 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         if value is not None and (not isinstance(value, str) or len(value) > 200):
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
     platform = check_platform(platform, known_platforms(store))
+    if not isinstance(query, str) or (not query.strip() and not (person or sender or source)):
+        raise ArgumentError("query must be a non-empty string of words (1 to 1000 characters)")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ArgumentError(f"query must be at most {MAX_QUERY_CHARS} characters; got {len(query)}")
     tz = store.config.timezone
-    t_since, t_until = parse_time(since, "since", tz), parse_time(until, "until", tz)
-    if t_until is not None and isinstance(until, str) and DATE_ONLY.fullmatch(until.strip()):
-        t_until += timedelta(days=1) - timedelta(seconds=1)  # "until 2024-02-10" includes that day
+    t_since = parse_time(since, "since", tz)
+    t_until = _day_end(until, parse_time(until, "until", tz)) if until else None
     if t_since and t_until and t_since > t_until:
         raise ArgumentError(f"since ({since}) must not be after until ({until})")
-    if mode != "keyword" and isinstance(query, str) and query.strip():
-        parse_query(store.index.ix.schema, query)  # the same errors for a bad query in every mode
 
+    parsed = parse_query(query) if query.strip() else ParsedQuery(None)
+    if mode != "keyword" and query.strip():
         def keyword(**kw: Any) -> SearchResult:
             return search_memory(store, seat, **kw)
 
         def load(page: list[tuple[str, float]]) -> list[SearchHit]:
-            return _load_results(store, seat, list(page), frozenset(), tz)
+            return _load_results(store, seat, list(page), frozenset())
 
         return search_by_meaning(store, seat, query, mode, keyword, load, limit=limit, offset=offset,
                                  sort=sort, since=since, until=until, bounds=(t_since, t_until),
                                  platform=platform, source=source, sender=sender, group=group,
                                  person=person)
-    store.index.refresh()
-    ix = store.index.ix
-    if isinstance(query, str) and not query.strip() and (person or sender or source):
-        q = Q.Every()  # everything from this person / sender / chat, newest or best first
-    else:
-        q = parse_query(ix.schema, query)
-
-    filters: list[Q.Query] = []
-    bounds: tuple[int | None, int | None] | None = None
-    if platform:
-        filters.append(Q.Term("platform", platform.strip().lower()))
-    if source:
-        filters.append(Q.Term("source", source.strip()))
+    flt = SearchFilter(group=group, since=t_since, until=t_until)
     matched: dict[str, str] = {}
+    if platform:
+        flt.platforms = [platform]
+    if source:
+        flt.chats = [source.strip()]
     if sender:
-        filters.append(_sender_filter(store, sender, matched))
-    if group is not None:
-        filters.append(Q.Term("group", "1" if group else "0"))
+        _sender_filter(store, flt, sender, "sender", matched)
     if person is not None:
-        filters.append(_person_filter(store, person, matched))
-    if t_since or t_until:
-        lo = int(t_since.replace(tzinfo=timezone.utc).timestamp()) if t_since else None
-        hi = int(t_until.replace(tzinfo=timezone.utc).timestamp()) if t_until else None
-        bounds = (lo, hi)
-    scope = scope_filter(store, seat)
-    excluded: Q.Query | None = None
-    if scope is not None:
-        how, ids = scope
-        if how == "only":
-            filters.append(Q.Or([Q.Term("source", s) for s in ids]) if ids else Q.NullQuery)
-        elif ids:
-            excluded = Q.Or([Q.Term("source", s) for s in ids])
-    full = Q.And([q, *filters]) if filters else q
-    if excluded is not None:
-        full = Q.AndNot(full, excluded)
+        if not person.strip():
+            raise ArgumentError("person must be a name, a phone number, an e-mail or a person id")
+        flt.people = [pid for pid, _ in _people(store, person, "person", matched)]
+    _apply_operators(store, parsed, flt, matched)
+    with store.reader() as r:
+        flt.readable_chats = r.readable_chat_ids(seat)  # (expired agent sessions are left out)
 
-    with store.index.reading() as searcher:
-        kwargs: dict[str, Any] = {}
-        if sort in ("newest", "oldest"):
-            kwargs = {"sortedby": "ts", "reverse": sort == "newest"}
-        if bounds is not None:
-            # the date bounds are checked on the `ts` column of every match, not by range terms
-            matching = in_time_range(searcher, full, *bounds)
-        else:
-            # the exact set of matches: Whoosh's own count of a query with exclusions (AndNot,
-            # the seat's excluded chats, `-word`) can count documents it then rejects
-            matching = set(searcher.docs_for_query(full))
-        total = len(matching)
-        if not matching or offset >= total:
-            # (Whoosh would read an empty filter as no filter at all)
-            page = []
-        else:
-            hits = searcher.search(full, limit=offset + limit, terms=False, filter=matching, **kwargs)
-            page = [(h["id"], h.score) for h in list(hits)[offset:offset + limit]]
-        terms = _highlight_terms(q, searcher)
-
-    results = _load_results(store, seat, page, terms, tz)
-    out: dict[str, Any] = {
+    hits = search(store, parsed, flt, limit=limit, offset=offset, sort=sort)
+    results = _load_results(store, seat, list(zip(hits.ids, hits.scores)), hits.highlight)
+    out: SearchResult = {
         "results": results,
-        "total": total,
-        "has_more": offset + len(page) < total,
+        "total": hits.total,
+        "has_more": offset + len(hits.ids) < hits.total,
         "server_ms": timer.ms(),
+        "match_mode": "all words" if hits.mode == "all" else "any word",
     }
+    if not hits.total_exact:
+        out["total_is_estimate"] = True
+    if hits.fuzzy:
+        out["fuzzy"] = hits.fuzzy
     if matched:
         # which people the person/sender filter took the name to mean
         out["people_matched"] = [{"person": pid, "name": name} for pid, name in matched.items()]
     return out
 
 
-def _no_such_person(store: Store, name: str, text: str) -> ArgumentError:
+def _people(store: Store, text: str, name: str, matched: dict[str, str]) -> list[tuple[str, str]]:
+    """The people a name as people say it means (first names, parts, handles, any case and
+    accents); nobody is an error naming the closest people."""
     with store.reader() as r:
-        near = r.closest_people(text)
-    hint = f"; the closest: {', '.join(near)}" if near else "; list_chats(query=...) shows who is there"
-    return ArgumentError(f"{name}: nobody called {text!r} is in the archive{hint}")
-
-
-def _person_filter(store: Store, person: str, matched: dict[str, str]) -> Q.Query:
-    """The messages of the people `person` means, as people say names (first names, parts,
-    handles, any case and accents); nobody matching is an error naming the closest people."""
-    if not person.strip():
-        raise ArgumentError("person must be a name, a phone number, an e-mail or a person id")
-    with store.reader() as r:
-        people = r.resolve_people(person)
-    if not people:
-        raise _no_such_person(store, "person", person)
+        people = r.resolve_people(text)
+        if not people:
+            near = r.closest_people(text)
+            hint = f"; the closest: {', '.join(near)}" if near else "; list_chats(query=...) shows who is there"
+            raise ArgumentError(f"{name}: nobody called {text!r} is in the archive{hint}")
     matched.update(people)
-    return Q.Or([Q.Term("person", pid.lower()) for pid, _ in people])
+    return people
 
 
-def _sender_filter(store: Store, sender: str, matched: dict[str, str]) -> Q.Query:
+def _sender_filter(store: Store, flt: SearchFilter, sender: str, name: str, matched: dict[str, str]) -> None:
     """Messages by the people `sender` means, or by a sender of exactly that name or handle
     (a logged session's `user`/`assistant`, a system notice's author)."""
-    exact = Q.Term("sender_key", sender.strip().lower().replace(",", " "))
-    with store.reader() as r:
-        people = r.resolve_people(sender)
-    if people:
+    flt.senders = [*(flt.senders or []), sender]
+    if known_sender(store, sender):
+        with store.reader() as r:
+            people = r.resolve_people(sender)
         matched.update(people)
-        return Q.Or([exact, *(Q.Term("person", pid.lower()) for pid, _ in people)])
-    with store.index.reading() as searcher:
-        known = searcher.doc_frequency("sender_key", exact.text) > 0
-    if not known:
-        raise _no_such_person(store, "sender", sender)
-    return exact
+    else:
+        people = _people(store, sender, name, matched)
+    flt.people = [*(flt.people or []), *(pid for pid, _ in people)]
 
 
-def _highlight_terms(q, searcher) -> frozenset[str]:
-    """The words to highlight: the query's text terms, prefixes expanded, exclusions left out."""
-    positive = _strip_negations(q)
-    if positive is None:
-        return frozenset()
-    try:
-        terms = positive.existing_terms(searcher.reader(), phrases=True, expand=True)
-    except Exception:  # an odd query shape: highlight nothing rather than fail the search
-        return frozenset()
-    return frozenset(t.decode("utf-8") if isinstance(t, bytes) else t
-                     for f, t in terms if f == "text")
+def _apply_operators(store: Store, parsed: ParsedQuery, flt: SearchFilter, matched: dict[str, str]) -> None:
+    """`from:`, `in:`, `with:`, `after:`, `before:`, `has:`, `is:`, `platform:` narrow the filter
+    exactly as the arguments of the same meaning do (both apply when both are given)."""
+    tz = store.config.timezone
+    for name, value in parsed.operators:
+        if name == "from":
+            _sender_filter(store, flt, value, "from:", matched)
+        elif name == "in":
+            flt.chats = _narrow(flt.chats, chats_named(store, value))
+        elif name == "with":
+            flt.chats = _narrow(flt.chats, chats_with(store, value))
+        elif name == "after":
+            t = parse_time(value, "after:", tz)
+            flt.since = t if flt.since is None or (t and t > flt.since) else flt.since
+        elif name == "before":
+            t = _day_end(value, parse_time(value, "before:", tz))
+            flt.until = t if flt.until is None or (t and t < flt.until) else flt.until
+        elif name == "has":
+            if value.lower() not in HAS_VALUES:
+                raise QueryError(f"has:{value} is not known; has:attachment is")
+            flt.attachment = True
+        elif name == "is":
+            if value.lower() not in IS_VALUES:
+                raise QueryError(f"is:{value} is not known; is:deleted is")
+            flt.deleted = True
+        elif name == "platform":
+            try:
+                p = check_platform(value, known_platforms(store))
+            except ArgumentError as e:
+                raise QueryError(f"platform:{value}: {e}") from None
+            flt.platforms = _narrow(flt.platforms, [p] if p else [])
 
 
-def _strip_negations(q):
-    if isinstance(q, Q.Not):
-        return None
-    if isinstance(q, Q.AndNot):
-        return _strip_negations(q.a)
-    if isinstance(q, (Q.And, Q.Or)):
-        kids = [k for k in (_strip_negations(c) for c in q.children()) if k is not None]
-        return type(q)(kids) if kids else None
-    return q
+def _narrow(current, new: list[str]) -> list[str]:
+    """Both limits hold: the values in both (the new ones when there was none)."""
+    if current is None:
+        return list(new)
+    keep = set(new)
+    return [v for v in current if v in keep]
 
 
-def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]], terms: frozenset,
-                  tz) -> list[SearchHit]:
-    ids = [i for i, _ in page]
-    mt, ct, ch = Message.__table__, Call.__table__, Chat.__table__
-    with store.read() as conn:
-        msgs = {r.id: r for r in conn.execute(select(mt).where(mt.c.id.in_(ids)))}
-        missing = [i for i in ids if i not in msgs]
-        calls = {r.id: r for r in conn.execute(select(ct).where(ct.c.id.in_(missing)))} if missing else {}
-        chat_ids = {r.chat_id for r in [*msgs.values(), *calls.values()]}
-        chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
-        names = store.display_names(conn)
+def _load_results(store: Store, seat: Seat, page: list[tuple[str, float]], terms: frozenset) -> list[SearchHit]:
+    tz = store.config.timezone
+    msgs, calls, chats, names = hit_rows(store, [i for i, _ in page])
     with store.reader() as r:
         extras = r.message_extras(list(msgs.values()))
     mask = masker(seat)
@@ -331,28 +233,36 @@ def _load_results(store: Store, seat: Seat, page: list[tuple[str, float | None]]
 
 
 def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
-    """The best fragments of `text` with the matched words in **bold**."""
+    """A window of `text` around its best cluster of matched words, those in **bold**."""
     if not text:
         return ""
-    if terms:
-        frag = highlight(text, terms, _analyzer(), ContextFragmenter(maxchars=chars, surround=60),
-                         _Bold(), top=2)
-        if frag:
-            return frag
-    return text if len(text) <= chars else text[: chars - 1] + "…"
+    spans = matched_spans(text, terms)
+    if not spans:
+        return text if len(text) <= chars else text[: chars - 1] + "…"
+    # the window of `chars` holding the most matches, starting a little before the first
+    best_i, best_n = 0, 0
+    for i, (a, _) in enumerate(spans):
+        n = sum(1 for x, y in spans[i:] if y - a <= chars)
+        if n > best_n:
+            best_i, best_n = i, n
+    start = max(0, spans[best_i][0] - 40)
+    if start:
+        space = text.rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 and start - space < 20 else start
+    end = min(len(text), start + chars)
+    parts, pos = [], start
+    for a, b in spans:
+        if a < start or b > end:
+            continue
+        parts += [text[pos:a], "**", text[a:b], "**"]
+        pos = b
+    parts.append(text[pos:end])
+    return ("…" if start else "") + "".join(parts) + ("…" if end < len(text) else "")
 
 
 def chat_matches(store: Store, chat_id: str, query: str, since: datetime | None,
                  limit: int = 50) -> list[str]:
     """Ids of one chat's messages matching `query` (calls left out), best first: what
     get_conversation_context pulls in from further back."""
-    store.index.refresh()
-    q = parse_query(store.index.ix.schema, query)
-    full = Q.AndNot(Q.And([q, Q.Term("source", chat_id)]), Q.Term("kind", "call"))
-    with store.index.reading() as searcher:
-        allowed = None
-        if since is not None:
-            allowed = in_time_range(searcher, full, int(since.replace(tzinfo=timezone.utc).timestamp()), None)
-            if not allowed:  # an empty filter would mean no filter to Whoosh
-                return []
-        return [h["id"] for h in searcher.search(full, limit=limit, filter=allowed)]
+    flt = SearchFilter(chats=[chat_id], kinds=[k for k in KINDS if k != "call"], since=since)
+    return search(store, parse_query(query), flt, limit=limit).ids

@@ -72,6 +72,10 @@ class SearchResult(TypedDict):
     people_matched: NotRequired[list[MatchedPerson]]  # whom `person` / `sender` took the name to mean
     search_mode: NotRequired[Literal["semantic", "hybrid"]]  # absent: keyword
     legs: NotRequired[dict[str, int]]  # results each leg contributed to this page
+    # which matching answered: every word, or (when that found fewer than a handful) any word
+    match_mode: NotRequired[Literal["all words", "any word"]]
+    total_is_estimate: NotRequired[bool]  # only when counting exactly would cost more than the answer
+    fuzzy: NotRequired[dict[str, list[str]]]  # a word with no hits -> the near spellings searched
 
 
 @with_config(STRICT)

@@ -260,7 +260,12 @@ TOOL_SPECS: list[ToolSpec] = [
         "Full-text search over every message the user's chat archives hold (iMessage, WhatsApp, "
         "Signal, logged agent sessions) and over call summaries and transcripts. Returns `results` "
         "(each message with id, date, timestamp, platform, chat, group, sender, content, source, "
-        "deleted, edited, kind, plus score and a short highlighted snippet), `total` and `has_more`. "
+        "deleted, edited, kind, plus score and a short highlighted snippet), `total` and `has_more`, "
+        "and `match_mode`: all words are searched first (any form of a word: stems, accents, "
+        "transliterations), and when that finds fewer than a handful, any word, ranked (`any word`). "
+        "A word with no hits is tried with near spellings (`fuzzy` says which). Query syntax: "
+        "\"exact phrase\", OR, -exclude, prefix*, and operators from:NAME, in:CHAT, with:PERSON, "
+        "after:YYYY-MM-DD, before:YYYY-MM-DD, has:attachment, is:deleted, platform:NAME. "
         "Use it first to find what was said about something; then get_context for the messages "
         "around a hit, get_conversation_context for the whole conversation, or read_raw_data for "
         "one record in full. To find a chat by a person's or group's name use list_chats instead."),

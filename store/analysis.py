@@ -1,0 +1,263 @@
+"""How text becomes index terms, for documents and for queries alike.
+
+One regular expression splits text into tokens (C speed); each token then becomes a few terms:
+
+- the exact form, lower-cased and folded: accents dropped, transliterations spelled out
+  (``Müller`` → ``mueller``, ``Straße`` → ``strasse``, ``Søren`` → ``soeren``);
+- its stem, marked with ``~`` and only where it differs (``running`` → ``~run``), by the Snowball
+  stemmer of the chat's language (a cheap guess from its function words);
+- compounds whole and by parts: ``end-to-end``, ``don't``, ``maps.google.com``, e-mail addresses
+  and URLs (a URL also by its host and path words, and whole without its scheme);
+- Chinese, Japanese and Korean as overlapping character pairs (``咖啡店`` → ``咖啡``, ``啡店``);
+- each emoji as a term of its own (skin tones and variation selectors dropped).
+
+Word pairs (``thermos|of``) are emitted separately for phrase search.
+
+>>> sorted(doc_terms("Meet at the coffee-shop, Müller!", "en")[0])
+['at', 'coffee', 'coffee-shop', 'meet', 'mueller', 'shop', 'the', '~coffe']
+>>> sorted(doc_terms("我喜欢喝咖啡 ☕️", "en")[0])
+['☕', '咖啡', '喜欢', '喝咖', '我喜', '欢喝']
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from functools import cache
+
+from whoosh.lang import stemmer_for_language, stopwords_for_language
+
+DEFAULT_LANGUAGE = "en"
+# languages we guess and stem; each has a Snowball stemmer and a stop list in Whoosh
+LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "sv", "da", "no", "fi", "ru", "tr")
+STEM_MARK = "~"
+PAIR_SEP = "|"
+MIN_STEM_CHARS = 3
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_EMOJI = ("\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\u3030\u303d"
+          "\u3297\u3299\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa")
+_SKIN_AND_SELECTORS = re.compile("[\ufe0e\ufe0f\U0001F3FB-\U0001F3FF\u200d]")
+# URL | word with inner joiners (- . ' ’ @ / _ +) | one emoji
+TOKEN = re.compile(
+    r"(?P<url>(?:https?://|www\.)[^\s<>\"'’()\[\]{}]+)"
+    r"|(?P<word>\w+(?:[-.'’@/+&]\w+)*)"
+    rf"|(?P<emoji>[{_EMOJI}])",
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_HAS_CJK = re.compile(f"[{_CJK}]")
+_JOINERS = re.compile(r"[-.'’@/+&]+")
+_URL_PARTS = re.compile(r"[^\W_]+")
+_URL_TRAILING = ".,;:!?"
+
+_FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "ss", "ø": "oe",
+                       "æ": "ae", "œ": "oe", "þ": "th", "ð": "d", "ł": "l", "đ": "d",
+                       "ı": "i", "’": "'", "ʼ": "'"})
+
+# English forms Snowball cannot reach (it stems suffixes, not irregular words)
+IRREGULAR_EN = {
+    "children": "child", "men": "man", "women": "woman", "people": "person", "feet": "foot",
+    "teeth": "tooth", "mice": "mouse", "geese": "goose", "went": "go", "gone": "go",
+    "ran": "run", "ate": "eat", "eaten": "eat", "bought": "buy", "brought": "bring",
+    "thought": "think", "taught": "teach", "caught": "catch", "came": "come", "saw": "see",
+    "seen": "see", "took": "take", "taken": "take", "gave": "give", "given": "give",
+    "wrote": "write", "written": "write", "drove": "drive", "driven": "drive", "left": "leave",
+    "felt": "feel", "kept": "keep", "slept": "sleep", "met": "meet", "paid": "pay",
+    "said": "say", "told": "tell", "found": "find", "made": "make", "sent": "send",
+    "spent": "spend", "built": "build", "lost": "lose", "won": "win", "sold": "sell",
+    "flew": "fly", "flown": "fly", "knew": "know", "known": "know", "began": "begin",
+    "begun": "begin", "sang": "sing", "sung": "sing", "swam": "swim", "drank": "drink",
+    "drunk": "drink", "broke": "break", "broken": "break", "chose": "choose", "chosen": "choose",
+    "forgot": "forget", "forgotten": "forget", "got": "get", "gotten": "get", "had": "have",
+    "was": "be", "were": "be", "been": "be", "did": "do", "done": "do", "better": "good",
+    "best": "good", "wives": "wife", "knives": "knife", "lives": "life", "leaves": "leaf",
+}
+
+
+def fold(word: str) -> str:
+    """Lower-cased, accents dropped, transliterations spelled out.
+
+    >>> [fold(w) for w in ("Müller", "Straße", "Søren", "café", "São")]
+    ['mueller', 'strasse', 'soeren', 'cafe', 'sao']
+    """
+    word = word.lower()
+    if word.isascii():
+        return word
+    word = word.translate(_FOLD)
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@cache
+def _stemmer(lang: str) -> Callable[[str], str]:
+    stem = stemmer_for_language(lang)
+    cache: dict[str, str] = {}
+
+    def cached(word: str) -> str:
+        s = cache.get(word)
+        if s is None:
+            if len(cache) > 500_000:
+                cache.clear()
+            if lang == "en":
+                word_ = IRREGULAR_EN.get(word, word)
+                s = stem(word_)
+            else:
+                s = stem(word)
+            cache[word] = s
+        return s
+
+    return cached
+
+
+def stem_term(word: str, lang: str) -> str | None:
+    """The marked stem of a lower-cased word, or None when stemming changes nothing."""
+    if len(word) < MIN_STEM_CHARS or not word.isalpha():
+        return None
+    s = fold(_stemmer(lang)(word))
+    if s == fold(word):
+        return None
+    return STEM_MARK + s
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+class Token:
+    """One token of a text: `key` is its exact term (the unit of phrases); `terms` are all the
+    terms it adds to the index; `start`/`end` are character offsets (for snippets)."""
+
+    __slots__ = ("key", "terms", "start", "end")
+
+    def __init__(self, key: str | None, terms: list[str], start: int, end: int):
+        self.key, self.terms, self.start, self.end = key, terms, start, end
+
+
+def tokens(text: str, lang: str = DEFAULT_LANGUAGE) -> Iterable[Token]:
+    """The tokens of `text` with their terms."""
+    for mt in TOKEN.finditer(text):
+        kind = mt.lastgroup
+        raw = mt.group()
+        start, end = mt.span()
+        if kind == "emoji":
+            e = _SKIN_AND_SELECTORS.sub("", raw)
+            if e:
+                yield Token(e, [e], start, end)
+        elif kind == "url":
+            url = raw.rstrip(_URL_TRAILING)
+            end = start + len(url)
+            low = fold(url)
+            whole = re.sub(r"^(?:https?://)?(?:www\.)?", "", low).rstrip("/")
+            terms = [whole] + [p for p in _URL_PARTS.findall(whole) if p != whole]
+            yield Token(whole, terms, start, end)
+        elif _HAS_CJK.search(raw):
+            for part in _CJK_RUN.finditer(raw):
+                seg = part.group()
+                s0 = start + part.start()
+                if _HAS_CJK.match(seg):
+                    yield Token(None, _cjk_bigrams(seg), s0, s0 + len(seg))
+                else:
+                    for tok in tokens(seg, lang):
+                        tok.start += s0
+                        tok.end += s0
+                        yield tok
+        else:
+            low = raw.lower()
+            key = fold(low)
+            if _JOINERS.search(low):
+                terms = [key]
+                for p in _JOINERS.split(low):
+                    if p:
+                        fp = fold(p)
+                        terms.append(fp)
+                        st = stem_term(p, lang)
+                        if st:
+                            terms.append(st)
+            else:
+                st = stem_term(low, lang)
+                terms = [key, st] if st else [key]
+            yield Token(key, terms, start, end)
+
+
+def doc_terms(text: str, lang: str = DEFAULT_LANGUAGE) -> tuple[dict[str, int], set[str]]:
+    """(term -> frequency, word pairs) of a document's text."""
+    freqs: dict[str, int] = {}
+    pairs: set[str] = set()
+    prev: str | None = None
+    get = freqs.get
+    for tok in tokens(text, lang):
+        for t in tok.terms:
+            freqs[t] = get(t, 0) + 1
+        key = tok.key
+        if key is not None and prev is not None:
+            pairs.add(prev + PAIR_SEP + key)
+        prev = key
+    return freqs, pairs
+
+
+def phrase_keys(text: str) -> list[str]:
+    """The exact terms of `text` in order (what a phrase must match, word by word)."""
+    out: list[str] = []
+    for tok in tokens(text):
+        if tok.key is not None:
+            out.append(tok.key)
+        else:
+            out.extend(tok.terms)
+    return out
+
+
+# ---------------------------------------------------------------------- language guess
+@cache
+def _stopwords(lang: str) -> frozenset[str]:
+    return frozenset(fold(w) for w in stopwords_for_language(lang))
+
+
+def guess_language(texts: Iterable[str]) -> str:
+    """The language whose function words are most frequent in `texts` (default English).
+
+    >>> guess_language(["ich habe das nicht gesehen, und du?", "wir sind auf dem Weg"])
+    'de'
+    >>> guess_language(["we are on the way", "did you see it?"])
+    'en'
+    """
+    counts = dict.fromkeys(LANGUAGES, 0)
+    for text in texts:
+        for w in re.findall(r"\w+", text.lower()):
+            w = fold(w)
+            for lang in LANGUAGES:
+                if w in _stopwords(lang):
+                    counts[lang] += 1
+    best = max(LANGUAGES, key=lambda lang: (counts[lang], lang == DEFAULT_LANGUAGE))
+    return best if counts[best] > 0 else DEFAULT_LANGUAGE
+
+
+# words that carry little meaning in a question or request, in every language we guess
+QUESTION_WORDS = frozenset({
+    "what", "when", "where", "who", "whom", "whose", "why", "how", "which", "did", "does", "do",
+    "was", "were", "is", "are", "can", "could", "would", "should", "tell", "me", "about",
+    "remember", "know", "find", "show", "anything", "something", "someone", "said", "say",
+    "mentioned", "talked", "talk", "message", "messages", "chat", "wann", "wo", "wer", "warum", "wie", "welche", "welcher", "cuando", "donde", "quien", "que", "como", "cual",
+    "quand", "ou", "qui", "quoi", "comment", "pourquoi", "quel", "quelle",
+})
+
+
+def is_function_word(word: str) -> bool:
+    """A stop word of any language we stem, or a question word."""
+    return word in QUESTION_WORDS or any(word in _stopwords(lang) for lang in LANGUAGES)
+
+
+def matched_spans(text: str, terms: frozenset[str] | set[str]) -> list[tuple[int, int]]:
+    """Character spans of the tokens of `text` that produce any of `terms` (for highlighting).
+
+    >>> t = "Running late, grab a coffee-shop seat"
+    >>> [t[a:b] for a, b in matched_spans(t, {"~run", "shop"})]
+    ['Running', 'coffee-shop']
+    """
+    if not terms:
+        return []
+    return [(tok.start, tok.end) for tok in tokens(text) if not terms.isdisjoint(tok.terms)]

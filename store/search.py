@@ -1,0 +1,731 @@
+"""One full-text query API: a query string and a filter in; ids, scores and an exact total out.
+
+    hits = search(store, parse_query('coffee "thermos of coffee" -decaf'), SearchFilter(...))
+
+The query language (what people and assistants type):
+
+| you write               | it finds                                                          |
+|-------------------------|-------------------------------------------------------------------|
+| `coffee beans`          | both words (any form: `bean` finds "beans"); when that finds fewer |
+|                         | than a handful, any of the words, ranked (`mode` says which)      |
+| `"thermos of coffee"`   | the words next to each other, in this order                       |
+| `coffee OR tea`         | either                                                            |
+| `coffee -decaf`         | coffee, not decaf (`NOT decaf` too)                               |
+| `pinec*`                | words starting so (at least two letters; the most frequent words) |
+| `from:ben`              | sent by someone of that name or handle                            |
+| `in:family`             | in chats whose name contains it                                   |
+| `with:lena`             | in chats with that person                                         |
+| `after:2024-01-31`      | on or after that day; `before:` up to and including that day      |
+| `has:attachment`        | messages with a file                                              |
+| `is:deleted`            | messages deleted for everyone                                     |
+| `platform:signal`       | one platform                                                      |
+
+Operators are read here and handed to the caller (`ParsedQuery.operators`), which resolves the
+names they carry (people, chats) into the filter; the text is matched by the index alone.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from whoosh import query as Q
+
+from chatmem.errors import QueryError
+from chatmem.records import KINDS
+
+from .analysis import (
+    LANGUAGES,
+    PAIR_SEP,
+    STEM_MARK,
+    _stemmer,
+    fold,
+    is_function_word,
+    phrase_keys,
+    tokens,
+)
+from .index import (
+    _KIND_SHIFT,
+    _PLATFORM_BITS,
+    ATTACHMENT_BIT,
+    DELETED_BIT,
+    GROUP_BIT,
+    kind_code,
+    person_key,
+    sender_key,
+)
+
+if TYPE_CHECKING:
+    from .store import Store
+
+OPERATORS = ("from", "in", "with", "after", "before", "has", "is", "platform", "text")
+MIN_PREFIX_CHARS = 2  # "a*" would expand to most of the vocabulary
+MAX_PREFIX_TERMS = 40  # a prefix matches its most frequent words, no more
+PREFIX_SCAN = 20_000  # terms read at most to find them
+FUZZY_MIN_CHARS = 5
+MAX_FUZZY_TERMS = 4
+HANDFUL = 5  # fewer all-word matches than this: rank any-word matches instead
+STEM_BOOST = 0.6  # another form of the word counts a little less than the word itself
+FUNCTION_BOOST = 0.15
+PHRASE_CHECK_LIMIT = 2000  # phrases of 3+ words: candidates checked against the text, at most
+MAX_QUERY_CHARS = 1000
+
+
+# ---------------------------------------------------------------------- parsed queries
+@dataclass
+class Word:
+    text: str  # as typed (one token)
+    prefix: bool = False
+
+
+@dataclass
+class Phrase:
+    text: str
+
+
+@dataclass
+class Group:
+    op: str  # "and" | "or"
+    children: list[Any]
+
+
+@dataclass
+class Not:
+    child: Any
+
+
+@dataclass
+class ParsedQuery:
+    root: Any | None  # Word, Phrase, Group, Not; None when only operators were given
+    operators: list[tuple[str, str]] = field(default_factory=list)
+    plain: bool = True  # only words (no quotes, OR, exclusions, prefixes): may fall back to any-word
+
+    @property
+    def words(self) -> list[str]:
+        out: list[str] = []
+
+        def walk(n):
+            if isinstance(n, Word):
+                out.append(n.text)
+            elif isinstance(n, Phrase):
+                out.extend(phrase_keys(n.text))
+            elif isinstance(n, Group):
+                for c in n.children:
+                    walk(c)
+        walk(self.root)
+        return out
+
+
+_LEX = re.compile(r'\s+|(?P<lp>\()|(?P<rp>\))|(?P<quote>"[^"]*")|(?P<op>(?<![^\s(])[A-Za-z]+:(?:"[^"]*"|[^\s()"]+))'
+                  r'|(?P<chunk>[^\s()"]+)')
+_WILDCARD = re.compile(r"[*?]")
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Read what a person typed. Raises QueryError with a readable reason.
+
+    >>> p = parse_query('from:ben coffee-shop "thermos of coffee" -decaf pine* what?')
+    >>> p.operators, p.plain
+    ([('from', 'ben')], False)
+    """
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query must be at most {MAX_QUERY_CHARS} characters; got {len(text)}")
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    if text.count('"') % 2:
+        raise QueryError(f'the query {text!r} has an unclosed " (quote phrases like "thermos of coffee")')
+    items: list[tuple[str, str]] = []
+    operators: list[tuple[str, str]] = []
+    for mt in _LEX.finditer(text):
+        kind = mt.lastgroup
+        if kind is None:
+            continue
+        value = mt.group()
+        if kind == "op":
+            name, _, arg = value.partition(":")
+            name = name.lower()
+            arg = arg.strip('"').strip()
+            if name in OPERATORS and arg:
+                if name == "text":
+                    items.append(("chunk", arg))
+                else:
+                    operators.append((name, arg))
+                continue
+            kind = "chunk"  # "a:b" that is no operator is text
+        items.append((kind, value))
+    parser = _Parser(items, text)
+    root = parser.parse()
+    if root is None and not operators:
+        raise QueryError(f"the query {text!r} has no words to search for")
+    if root is not None and _only_negative(root):
+        raise QueryError(f"the query {text!r} only excludes words; add at least one word to find")
+    return ParsedQuery(root, operators, plain=not parser.syntax)
+
+
+class _Parser:
+    """expr := and ("OR" and)* ; and := unary+ ; unary := ("-" | "NOT") atom | atom ;
+    atom := "(" expr ")" | phrase | word"""
+
+    def __init__(self, items: list[tuple[str, str]], text: str):
+        self.items, self.i, self.text = items, 0, text
+        self.syntax = False  # the query used quotes, OR, exclusions or prefixes
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.items[self.i] if self.i < len(self.items) else None
+
+    def parse(self):
+        node = self.expr()
+        if self.peek() is not None:
+            raise QueryError(f"the query {self.text!r} has unbalanced parentheses")
+        return node
+
+    def expr(self):
+        parts = [self.conj()]
+        while self.peek() == ("chunk", "OR"):
+            self.i += 1
+            self.syntax = True
+            parts.append(self.conj())
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else Group("or", parts)
+
+    def conj(self):
+        parts = []
+        while True:
+            it = self.peek()
+            if it is None or it[0] == "rp" or it == ("chunk", "OR"):
+                break
+            node = self.unary()
+            if node is not None:
+                parts.append(node)
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else Group("and", parts)
+
+    def unary(self):
+        kind, value = self.peek()  # type: ignore[misc]
+        if (kind, value) in (("chunk", "NOT"), ("chunk", "-")):
+            self.i += 1
+            self.syntax = True
+            nxt = self.peek()
+            if nxt is None or nxt[0] == "rp":
+                return None
+            node = self.atom()
+            return Not(node) if node is not None else None
+        if kind == "chunk" and value in ("AND", "+"):
+            self.i += 1
+            return None
+        if kind == "chunk" and value[0] in "-+" and len(value) > 1:
+            self.i += 1
+            self.syntax = True
+            node = self.words(value[1:])
+            if value[0] == "-":
+                return Not(node) if node is not None else None
+            return node
+        return self.atom()
+
+    def atom(self):
+        kind, value = self.peek()  # type: ignore[misc]
+        self.i += 1
+        if kind == "lp":
+            self.syntax = True
+            node = self.expr()
+            if self.peek() is None or self.peek()[0] != "rp":  # type: ignore[index]
+                raise QueryError(f"the query {self.text!r} has unbalanced parentheses")
+            self.i += 1
+            return node
+        if kind == "rp":
+            raise QueryError(f"the query {self.text!r} has unbalanced parentheses")
+        if kind == "quote":
+            self.syntax = True
+            inner = value[1:-1].strip()
+            return Phrase(inner) if phrase_keys(inner) else None
+        return self.words(value)
+
+    def words(self, chunk: str):
+        """One whitespace-free chunk: one word, a compound, a prefix*, or several words
+        glued by punctuation ("hello,world")."""
+        prefix = False
+        if _WILDCARD.search(chunk):
+            body = chunk.rstrip("?")  # a trailing "?" ends a question, it is no wildcard
+            if body.endswith("*") and not _WILDCARD.search(body[:-1]):
+                literal = body[:-1]
+                if len(fold(literal)) < MIN_PREFIX_CHARS or not re.match(r"\w", literal):
+                    raise QueryError(f"the query {self.text!r} has {chunk!r}: a prefix* needs at least "
+                                     f"{MIN_PREFIX_CHARS} letters before the *")
+                chunk, prefix = literal, True
+                self.syntax = True
+            elif "*" in body:
+                raise QueryError(f"the query {self.text!r} has {chunk!r}: * only ends a word (prefix*)")
+            else:
+                chunk = body.replace("?", " ")
+        toks = list(tokens(chunk))
+        if not toks:
+            return None
+        nodes = [Word(chunk[t.start:t.end]) for t in toks]
+        if prefix:
+            nodes[-1].prefix = True
+        return nodes[0] if len(nodes) == 1 else Group("and", nodes)
+
+
+def _only_negative(n) -> bool:
+    if isinstance(n, Not):
+        return True
+    if isinstance(n, Group):
+        return all(_only_negative(c) for c in n.children)
+    return False
+
+
+# ---------------------------------------------------------------------- filters
+@dataclass
+class SearchFilter:
+    """What a search is limited to. None means "no limit" everywhere."""
+
+    chats: Iterable[str] | None = None  # only these chat (source) ids
+    readable_chats: set[str] | None = None  # the seat's scope (None: everything)
+    senders: Iterable[str] | None = None  # sender names or handles, any of them
+    people: Iterable[str] | None = None  # person ids, any of them
+    platforms: Iterable[str] | None = None
+    kinds: Iterable[str] | None = None
+    group: bool | None = None
+    attachment: bool | None = None
+    deleted: bool | None = None
+    since: datetime | None = None  # UTC, inclusive
+    until: datetime | None = None  # UTC, inclusive
+
+
+@dataclass
+class Hits:
+    ids: list[str]
+    scores: list[float]
+    total: int
+    total_exact: bool = True
+    mode: str = "all"  # "all" words, or "any" word ranked (the fallback)
+    fuzzy: dict[str, list[str]] = field(default_factory=dict)  # word -> the terms tried instead
+    highlight: frozenset[str] = frozenset()  # terms to mark in snippets
+
+
+def _utc_seconds(t: datetime) -> int:
+    return int((t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp())
+
+
+class _Plan:
+    """Turns a parsed query into Whoosh queries over the `t` and `p` fields."""
+
+    def __init__(self, reader, languages: Iterable[str]):
+        self.reader = reader
+        self.languages = sorted(set(languages) | {"en"})
+        self.fuzzy: dict[str, list[str]] = {}
+        self.highlight: set[str] = set()
+        self.phrases: list[list[str]] = []  # phrases of 3+ words, checked on the text
+        self.unmatched: list[str] = []
+
+    def exists(self, term: str, fieldname: str = "t") -> bool:
+        return self.reader.doc_frequency(fieldname, term) > 0
+
+    def word_terms(self, word: str) -> list[Q.Query]:
+        """Term queries for one word token: its exact terms and its stems in every language."""
+        out: list[Q.Query] = []
+        for tok in tokens(word):
+            if tok.key is None:  # CJK: every character pair
+                out.append(Q.And([Q.Term("t", b) for b in tok.terms]) if len(tok.terms) > 1
+                           else Q.Term("t", tok.terms[0]))
+                self.highlight.update(tok.terms)
+                continue
+            key = tok.key
+            alts: list[Q.Query] = [Q.Term("t", key)]
+            seen = {key}
+            parts = [p for p in tok.terms[1:] if not p.startswith(STEM_MARK)]
+            low = word.lower()
+            if low.isalpha() and len(low) >= 3:
+                for lang in self.languages:
+                    s = fold(_stemmer(lang)(low))
+                    for term in (STEM_MARK + s, s):
+                        if term not in seen:
+                            seen.add(term)
+                            alts.append(Q.Term("t", term, boost=STEM_BOOST))
+            if parts and parts != [key]:  # a compound: whole, or all its parts
+                alts.append(Q.And([Q.Term("t", p) for p in dict.fromkeys(parts)]))
+            self.highlight.update(t.text for t in alts if isinstance(t, Q.Term))
+            self.highlight.update(parts)
+            alive = [a for a in alts if not isinstance(a, Q.Term) or self.exists(a.text)]
+            if not alive and len(key) >= FUZZY_MIN_CHARS and key.isalpha():
+                near = self.near_terms(key)
+                if near:
+                    self.fuzzy[key] = near
+                    self.highlight.update(near)
+                    alive = [Q.Term("t", t) for t in near]
+            if not alive:
+                self.unmatched.append(key)
+                alive = [Q.Term("t", key)]  # matches nothing, and says so
+            out.append(alive[0] if len(alive) == 1 else Q.Or(alive))
+        if not out:
+            return [Q.NullQuery]
+        return out
+
+    def near_terms(self, key: str) -> list[str]:
+        """Terms within edit distance 1 (2 for words of eight letters or more), most frequent
+        first, sharing the first letter."""
+        maxdist = 1 if len(key) < 8 else 2
+        found = [(self.reader.doc_frequency("t", t), t)
+                 for t in self.reader.terms_within("t", key, maxdist, prefix=1)
+                 if not t.startswith(STEM_MARK)]
+        return [t for _, t in sorted(found, reverse=True)[:MAX_FUZZY_TERMS]]
+
+    def prefix_terms(self, word: str) -> list[str]:
+        stem = fold(word.lower())
+        counted = []
+        for n, (text, info) in enumerate(self.reader.iter_prefix("t", stem)):
+            if n >= PREFIX_SCAN:
+                break
+            counted.append((info.doc_frequency(), text))
+        best = heapq.nlargest(MAX_PREFIX_TERMS, counted)
+        return [t if isinstance(t, str) else t.decode("utf-8") for _, t in best]
+
+    def build(self, node, any_word: bool = False) -> Q.Query:
+        if isinstance(node, Word):
+            if node.prefix:
+                terms = self.prefix_terms(node.text)
+                self.highlight.update(terms)
+                return Q.Or([Q.Term("t", t) for t in terms]) if terms else Q.NullQuery
+            parts = self.word_terms(node.text)
+            return parts[0] if len(parts) == 1 else Q.And(parts)
+        if isinstance(node, Phrase):
+            keys = phrase_keys(node.text)
+            if len(keys) == 1:
+                return self.build(Word(node.text))
+            self.highlight.update(keys)
+            if any(k is None for k in keys):
+                return Q.NullQuery
+            pairs = [Q.Term("p", a + PAIR_SEP + b) for a, b in zip(keys, keys[1:])]
+            # scored by its words, matched by its word pairs
+            words = Q.And([Q.Term("t", k) for k in dict.fromkeys(keys)])
+            if len(keys) > 2:
+                self.phrases.append(keys)
+            return Q.Require(words, Q.And(pairs))
+        if isinstance(node, Not):
+            return self.build(node.child)
+        assert isinstance(node, Group)
+        pos = [c for c in node.children if not isinstance(c, Not)]
+        neg = [c.child for c in node.children if isinstance(c, Not)]
+        if node.op == "or":
+            q: Q.Query = Q.Or([self.build(c) for c in pos])
+        elif any_word:
+            content = [c for c in pos if not (isinstance(c, Word) and is_function_word(fold(c.text)))]
+            light = [c for c in pos if c not in content]
+            core = content or light
+            q = Q.Or([self.build(c) for c in core])
+            if content and light:
+                q = Q.AndMaybe(q, Q.Or([self.build(c) for c in light], boost=FUNCTION_BOOST))
+        else:
+            q = Q.And([self.build(c) for c in pos])
+        if neg:
+            q = Q.AndNot(q, Q.Or([self.build(c) for c in neg]))
+        return q
+
+
+# ---------------------------------------------------------------------- running
+def search(store: Store, parsed: ParsedQuery, flt: SearchFilter | None = None, *, limit: int = 10,
+           offset: int = 0, sort: str = "relevance") -> Hits:
+    """Run one query: ids and scores of the page asked for, and the total.
+
+    `sort` is relevance, newest or oldest. Phrases of three or more words are checked on the
+    stored text; when more than PHRASE_CHECK_LIMIT candidates would need checking, the total
+    is an estimate (`total_exact` False)."""
+    flt = flt or SearchFilter()
+    try:
+        return _search(store, parsed, flt, limit, offset, sort)
+    except _Nothing:
+        return Hits(ids=[], scores=[], total=0)
+
+
+def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, offset: int,
+            sort: str) -> Hits:
+    index = store.index
+    index.refresh()
+    with index.reading() as searcher:
+        reader = searcher.reader()
+        plan = _Plan(reader, index.languages().values())
+        keys, check = _filter_parts(store, flt)
+        if parsed.root is None:
+            if keys is None:
+                raise QueryError("give words to search for, or a sender, person or chat to list")
+            base, keys = keys, None
+        else:
+            base = plan.build(parsed.root)
+        query = Q.And([base, keys]) if keys is not None else base
+        query = _scoped(store, query, flt.readable_chats)
+        need = offset + limit
+        top, total = _collect(store, searcher, query, check, need, sort)
+        mode = "all"
+        if (parsed.plain and total < HANDFUL and isinstance(parsed.root, Group)
+                and parsed.root.op == "and" and len(parsed.root.children) > 1):
+            anyq = plan.build(parsed.root, any_word=True)
+            anyq = Q.And([anyq, keys]) if keys is not None else anyq
+            anyq = _scoped(store, anyq, flt.readable_chats)
+            a_top, a_total = _collect(store, searcher, anyq, check, need, sort)
+            if a_total > total:
+                top, total, mode = a_top, a_total, "any"
+        exact = True
+        ids_scores = [(searcher.stored_fields(d)["id"], s) for d, s in top]
+        if plan.phrases:
+            ids_scores, total, exact = _check_phrases(store, searcher, query, check, plan.phrases,
+                                                      ids_scores, total, need, sort)
+    page = ids_scores[offset:offset + limit]
+    return Hits(ids=[i for i, _ in page], scores=[s for _, s in page], total=total,
+                total_exact=exact, mode=mode, fuzzy=plan.fuzzy,
+                highlight=frozenset(plan.highlight))
+
+
+class _Nothing(Exception):
+    """A filter no document can pass (Whoosh drops a NullQuery from an And, so an empty filter
+    must never reach it as one)."""
+
+
+def _or_terms(fieldname: str, values: Iterable[str]) -> Q.Query:
+    terms = [Q.Term(fieldname, v) for v in dict.fromkeys(values)]
+    if not terms:
+        raise _Nothing
+    return terms[0] if len(terms) == 1 else Q.Or(terms)
+
+
+def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Callable | None]:
+    """(key query ANDed into the search, a check on the columns) — filters that every document
+    passes are left out."""
+    keys: list[Q.Query] = []
+    if flt.chats is not None:
+        keys.append(_or_terms("c", flt.chats))
+    who = [sender_key(s) for s in (flt.senders or ()) if s.strip()]
+    who += [person_key(p) for p in (flt.people or ())]
+    if flt.senders is not None or flt.people is not None:
+        keys.append(_or_terms("who", who))
+    holds = store.index.holds()
+
+    platforms = None
+    if flt.platforms is not None:
+        codes = holds["platforms"]
+        platforms = {codes[p] for p in flt.platforms if p in codes}
+        if not platforms:
+            raise _Nothing
+        elif set(codes.values()) <= platforms:
+            platforms = None  # every document is on one of them
+    kinds = None
+    if flt.kinds is not None:
+        kinds = {kind_code(k) for k in flt.kinds if k in KINDS}
+        if not kinds:
+            raise _Nothing
+        elif len(kinds) == len(KINDS):
+            kinds = None
+    lo = _utc_seconds(flt.since) if flt.since else None
+    hi = _utc_seconds(flt.until) if flt.until else None
+    if lo is not None and holds["min_ts"] is not None and lo <= holds["min_ts"]:
+        lo = None
+    if hi is not None and holds["max_ts"] is not None and hi >= holds["max_ts"]:
+        hi = None
+    flags_mask = flags_want = 0
+    for flag, bit in ((flt.group, GROUP_BIT), (flt.attachment, ATTACHMENT_BIT), (flt.deleted, DELETED_BIT)):
+        if flag is not None:
+            flags_mask |= bit
+            flags_want |= bit if flag else 0
+
+    check = None
+    if platforms is not None or kinds is not None or lo is not None or hi is not None or flags_mask:
+        def check(meta: int, ts: int) -> bool:
+            if platforms is not None and meta & _PLATFORM_BITS not in platforms:
+                return False
+            if kinds is not None and (meta >> _KIND_SHIFT) & 0x7 not in kinds:
+                return False
+            if flags_mask and meta & flags_mask != flags_want:
+                return False
+            if lo is not None and ts < lo:
+                return False
+            return hi is None or ts <= hi
+    key_query = None
+    if keys:
+        key_query = keys[0] if len(keys) == 1 else Q.And(keys)
+    return key_query, check
+
+
+def _scoped(store: Store, query: Q.Query, readable: set[str] | None) -> Q.Query:
+    """The seat's scope: only its chats, or everything but the others (the shorter list)."""
+    if readable is None:
+        return query
+    everything = store_chat_ids(store)
+    hidden = everything - readable
+    if not hidden:
+        return query
+    if not readable:
+        raise _Nothing
+    if len(readable) <= len(hidden):
+        return Q.And([query, _or_terms("c", sorted(readable))])
+    return Q.AndNot(query, _or_terms("c", sorted(hidden)))
+
+
+def store_chat_ids(store: Store) -> set[str]:
+    from sqlalchemy import select
+
+    from .models import Chat
+
+    with store.read() as conn:
+        return set(conn.execute(select(Chat.__table__.c.id)).scalars())
+
+
+def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, need: int,
+             sort: str) -> tuple[list[tuple[int, float]], int]:
+    """(the best `need` (docnum, score), the exact number of matches), checking the columns of
+    each match as it is collected."""
+    query = query.normalize()
+    if query is Q.NullQuery:
+        return [], 0
+    heap: list[tuple[float, int, int]] = []
+    total = 0
+    scored = sort == "relevance"
+    context = searcher.context(needs_current=True) if scored else searcher.boolean_context()
+    for sub, offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        if reader.doc_count() == 0:
+            continue
+        m = query.matcher(sub, context)
+        if not m.is_active():
+            continue
+        meta = store.index.column(reader, "meta") if check is not None else None
+        ts = store.index.column(reader, "ts") if (check is not None or not scored) else None
+        if scored:
+            while m.is_active():
+                d = m.id()
+                if check is None or check(meta[d], ts[d]):
+                    total += 1
+                    s = m.score()
+                    if len(heap) < need:
+                        heapq.heappush(heap, (s, -(d + offset), d + offset))
+                    elif s > heap[0][0]:
+                        heapq.heapreplace(heap, (s, -(d + offset), d + offset))
+                m.next()
+        else:
+            sign = 1 if sort == "newest" else -1
+            for d in m.all_ids():
+                if check is None or check(meta[d], ts[d]):
+                    total += 1
+                    key = sign * ts[d]
+                    if len(heap) < need:
+                        heapq.heappush(heap, (key, d + offset, d + offset))
+                    elif key > heap[0][0]:
+                        heapq.heapreplace(heap, (key, d + offset, d + offset))
+    best = sorted(heap, reverse=True)
+    if scored:
+        return [(d, float(s)) for s, _, d in best], total
+    return [(d, 0.0) for _, _, d in best], total
+
+
+def _check_phrases(store: Store, searcher, query, check, phrases: list[list[str]],
+                   ids_scores: list[tuple[str, float]], total: int, need: int, sort: str):
+    """Keep the matches whose text has every 3+ word phrase word by word (word pairs alone
+    can match "a b" and "b c" apart)."""
+    if total <= PHRASE_CHECK_LIMIT:
+        top, _ = _collect(store, searcher, query, check, total, sort)
+        candidates = [(searcher.stored_fields(d)["id"], s) for d, s in top]
+        exact = True
+    else:
+        candidates, exact = ids_scores, False
+    texts = _texts(store, [i for i, _ in candidates])
+    kept = [(i, s) for i, s in candidates if i not in texts or _has_phrases(texts[i], phrases)]
+    if exact:
+        return kept[:need], len(kept), True
+    return kept, total, False
+
+
+def _has_phrases(text: str, phrases: list[list[str]]) -> bool:
+    keys = phrase_keys(text)
+    for ph in phrases:
+        n = len(ph)
+        if not any(keys[i:i + n] == ph for i in range(len(keys) - n + 1)):
+            return False
+    return True
+
+
+def _texts(store: Store, ids: list[str]) -> dict[str, str]:
+    from sqlalchemy import select
+
+    from .models import Attachment, Call, Message
+
+    mt, ct, at = Message.__table__, Call.__table__, Attachment.__table__
+    out: dict[str, str] = {}
+    with store.read() as conn:
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in conn.execute(select(mt.c.id, mt.c.text).where(mt.c.id.in_(chunk))):
+                out[r.id] = r.text or ""
+            for r in conn.execute(select(at.c.message_id, at.c.name).where(at.c.message_id.in_(chunk))):
+                out[r.message_id] = out.get(r.message_id, "") + " " + (r.name or "")
+            for r in conn.execute(select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(chunk))):
+                out[r.id] = " ".join(x for x in (r.summary, r.transcript) if x)
+    return out
+
+
+
+# ---------------------------------------------------------------------- names in operators
+def known_sender(store: Store, name: str) -> bool:
+    """Some message was sent under exactly this name or handle (any case)."""
+    with store.index.reading() as searcher:
+        return searcher.doc_frequency("who", sender_key(name)) > 0
+
+
+def chats_named(store: Store, text: str) -> list[str]:
+    """Chat ids whose id is `text` or whose name contains it (case and accents aside)."""
+    from sqlalchemy import select
+
+    from .models import Chat
+
+    t = Chat.__table__
+    want = fold(text.strip())
+    with store.read() as conn:
+        return [r.id for r in conn.execute(select(t.c.id, t.c.name))
+                if r.id == text.strip() or want in fold(r.name or "")]
+
+
+def chats_with(store: Store, text: str) -> list[str]:
+    """Chat ids with that person in them: a one-to-one chat with them, or a group naming them
+    among its participants."""
+    from sqlalchemy import select
+
+    from .models import Chat
+    from .people import resolve_people
+
+    with store.read() as conn:
+        people = {pid for pid, _ in resolve_people(conn, text, store.config.region)}
+    want = fold(text.strip())
+    t = Chat.__table__
+    out = []
+    with store.read() as conn:
+        for r in conn.execute(select(t.c.id, t.c.person_id, t.c.participants, t.c.handles)):
+            names = [str(p) for p in [*(r.participants or []), *(r.handles or [])]]
+            if r.person_id in people or any(
+                    want == fold(n) or want in (fold(w) for w in re.findall(r"\w+", n)) for n in names):
+                out.append(r.id)
+    return out
+
+
+def hit_rows(store: Store, ids: list[str]) -> tuple[dict, dict, dict, Any]:
+    """(messages by id, calls by id, chats by id, display names) of search hits, to show them."""
+    from sqlalchemy import select
+
+    from .models import Call, Chat, Message
+
+    mt, ct, ch = Message.__table__, Call.__table__, Chat.__table__
+    with store.read() as conn:
+        msgs = {r.id: r for r in conn.execute(select(mt).where(mt.c.id.in_(ids)))}
+        missing = [i for i in ids if i not in msgs]
+        calls = {r.id: r for r in conn.execute(select(ct).where(ct.c.id.in_(missing)))} if missing else {}
+        chat_ids = {r.chat_id for r in [*msgs.values(), *calls.values()]}
+        chats = {r.id: r for r in conn.execute(select(ch).where(ch.c.id.in_(chat_ids)))}
+        names = store.display_names(conn)
+    return msgs, calls, chats, names
+
+
+
+__all__ = ["LANGUAGES", "Hits", "ParsedQuery", "SearchFilter", "chats_named", "chats_with", "hit_rows",
+           "known_sender", "parse_query", "search"]
