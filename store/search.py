@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -674,6 +675,17 @@ def known_sender(store: Store, name: str) -> bool:
         return searcher.doc_frequency("who", sender_key(name)) > 0
 
 
+def _name_forms(name: str) -> set[str]:
+    """A name, whole and by words, transliterated and with accents only dropped ("Søren" is
+    written "Soeren" and "Soren")."""
+    out = set()
+    for w in [name, *re.findall(r"\w+", name)]:
+        out.add(fold(w))
+        out.add("".join(ch for ch in unicodedata.normalize("NFKD", w.lower().replace("ø", "o"))
+                        if not unicodedata.combining(ch)))
+    return out
+
+
 def chats_named(store: Store, text: str) -> list[str]:
     """Chat ids whose id is `text` or whose name contains it (case and accents aside)."""
     from sqlalchemy import select
@@ -703,8 +715,7 @@ def chats_with(store: Store, text: str) -> list[str]:
     with store.read() as conn:
         for r in conn.execute(select(t.c.id, t.c.person_id, t.c.participants, t.c.handles)):
             names = [str(p) for p in [*(r.participants or []), *(r.handles or [])]]
-            if r.person_id in people or any(
-                    want == fold(n) or want in (fold(w) for w in re.findall(r"\w+", n)) for n in names):
+            if r.person_id in people or any(want in _name_forms(n) for n in names):
                 out.append(r.id)
     return out
 

@@ -1,0 +1,201 @@
+"""What search_memory matches, as a user sees it: word forms, folding, CJK, URLs, compounds,
+emoji, operators, the any-word fallback, fuzzy words, exact totals with filters. On a real
+index built by importing our own JSON Lines archive."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tool_helpers import valid
+
+from chatmem.config import load_config
+from chatmem.errors import ArgumentError, QueryError
+from chatmem.importers import find_sources
+from chatmem.store import Store
+from chatmem.tools.search import search_memory
+
+EN, DE, ZH = "Weekend crew", "Familie Müller", "上海同事"
+
+
+def _msg(chat, sender, day, text, **extra):
+    return {"platform": "whatsapp", "chat": chat, "sender": sender,
+            "timestamp": f"2024-03-{day:02d}T10:00:00+01:00", "text": text, **extra}
+
+
+RECORDS = [
+    {"type": "chat", "platform": "whatsapp", "chat": EN, "group": True,
+     "participants": ["Ben Ortiz", "Harz Fan"]},
+    _msg(EN, "Ben Ortiz", 1, "I was running late, sorry! The children were slow this morning"),
+    _msg(EN, "Ben Ortiz", 2, "The new coffee-shop on the corner does end-to-end delivery"),
+    _msg(EN, "Harz Fan", 3, "Directions: https://maps.google.com/place/Brocken we meet there 🥾"),
+    _msg(EN, "me", 4, "Don't forget the tickets, we're going to the concert tomorrow"),
+    _msg(EN, "Ben Ortiz", 5, "Great hike 👍🏽 see you next weekend"),
+    _msg(EN, "me", 6, "The dentist appointment moved to Thursday afternoon"),
+    _msg(EN, "Harz Fan", 7, "Photos from the hike", attachments=[{"name": "brocken-summit.jpg",
+                                                                  "mime_type": "image/jpeg"}]),
+    _msg(EN, "Ben Ortiz", 8, "this message was about the secret cave", deleted=True),
+    _msg(EN, "me", 9, "we should run the marathon in spring, a long run"),
+    _msg(EN, "Ben Ortiz", 10, "the last trip to the Harz was lovely"),
+    {"type": "chat", "platform": "signal", "chat": DE, "group": True,
+     "participants": ["Jürgen Müller", "Søren"]},
+    {"platform": "signal", "chat": DE, "sender": "Jürgen Müller", "timestamp": "2024-03-11T09:00:00+01:00",
+     "text": "Wir treffen uns in der Goethestraße bei Müller, ich habe die Häuser gesehen"},
+    {"platform": "signal", "chat": DE, "sender": "Søren", "timestamp": "2024-03-12T09:00:00+01:00",
+     "text": "Søren hier: das ist nicht mein Haus, aber es ist schön und ich bin dabei"},
+    {"type": "chat", "platform": "signal", "chat": ZH, "participants": ["李伟"]},
+    {"platform": "signal", "chat": ZH, "sender": "李伟", "timestamp": "2024-03-13T09:00:00+01:00",
+     "text": "我们明天下午去喝咖啡吧"},
+]
+# a background of near misses: they share words with the queries but never all of them
+RECORDS += [_msg(EN, "Ben Ortiz", 14 + i % 10, f"plain note {i} about coffee and the weather")
+            for i in range(12)]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    base = tmp_path_factory.mktemp("matching")
+    path = base / "archive.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
+    config_file = base / "config.yaml"
+    config_file.write_text("timezone: Europe/Berlin\n")
+    s = Store.open(base / "home", load_config(config_file))
+    s.import_sources(find_sources(path, "jsonl"))
+    yield s
+    s.close()
+
+
+def find(store, query, **kw):
+    return valid("search_memory", search_memory(store, store.config.seat(None), query, **kw))
+
+
+def texts(result) -> list[str]:
+    return [r["content"] for r in result["results"]]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("run", "running late"),  # a stem finds another form
+    ("child", "The children"),  # irregular plural
+    ("Mueller", "bei Müller"),  # transliteration
+    ("muller", "bei Müller"),  # near spelling of the folded form (fuzzy, 1 edit)
+    ("Strasse", None),  # only inside a compound: no hit, but no error
+    ("Goethestrasse", "Goethestraße"),
+    ("Soeren", "Søren hier"),
+    ("Haus", "die Häuser"),  # a German chat is stemmed in German
+    ("咖啡", "喝咖啡"),  # inside a Chinese sentence
+    ("google", "maps.google.com"),
+    ("maps.google.com", "maps.google.com"),
+    ("Brocken", "maps.google.com/place/Brocken"),
+    ("coffee-shop", "coffee-shop on the corner"),
+    ("shop", "coffee-shop on the corner"),
+    ("end-to-end", "end-to-end delivery"),
+    ("dont", None),
+    ("don't", "Don't forget"),
+    ("👍", "Great hike"),
+    ("🥾", "we meet there"),
+    ("dentist?", "dentist appointment"),
+    ("summit", "Photos from the hike"),  # attachment names are searched
+])
+def test_word_forms_folding_and_compounds(store, query, expected):
+    r = find(store, query)
+    if expected is None:
+        return
+    assert any(expected in c for c in texts(r)), (query, texts(r))
+
+
+def test_stems_rank_the_exact_form_first(store):
+    r = find(store, "run")
+    assert r["mode"] == "all words" and r["total"] == 2
+    assert "long run" in r["results"][0]["content"]  # "run" itself beats "running"
+
+
+def test_names_of_chats_and_senders_are_not_message_text(store):
+    # "Harz Fan" sends, but only one message *says* Harz
+    r = find(store, "harz")
+    assert texts(r) == ["Ben Ortiz: the last trip to the Harz was lovely"]
+    assert find(store, "Weekend crew")["total"] == 1  # "see you next weekend": any word
+    assert find(store, "text:harz")["total"] == 1
+
+
+def test_a_question_falls_back_to_any_word_and_says_so(store):
+    r = find(store, "when is the dentist appointment?")
+    assert r["mode"] == "any word"
+    assert "dentist appointment" in r["results"][0]["content"]
+    # function words alone do not make a match
+    assert all("dentist" in c or "appointment" in c for c in texts(r))
+
+
+def test_all_words_answer_when_there_are_enough(store):
+    r = find(store, "coffee weather")
+    assert r["mode"] == "all words" and r["total"] == 12
+
+
+def test_a_misspelt_word_is_tried_with_near_spellings_and_said(store):
+    r = find(store, "marathn")
+    assert r["fuzzy"] == {"marathn": ["marathon"]}
+    assert "marathon" in r["results"][0]["content"]
+    assert "fuzzy" not in find(store, "marathon")
+    assert find(store, "xq")["total"] == 0  # short words are not guessed
+
+
+def test_phrases_use_word_order(store):
+    assert find(store, '"end-to-end delivery"')["total"] == 1
+    assert find(store, '"the new coffee-shop"')["total"] == 1
+    assert find(store, '"new the coffee-shop"')["total"] == 0
+    assert find(store, '"late running"')["total"] == 0
+
+
+@pytest.mark.parametrize(("query", "total"), [
+    ("from:ben hike", 1),
+    ("from:Harz hike", 1),
+    ("in:familie haus", 2),  # Häuser and Haus
+    ("in:weekend haus", 0),
+    ("with:søren haus", 2),
+    ("with:soren haus", 2),
+    ("with:ben haus", 0),
+    ("coffee after:2024-03-20", 4),
+    ("coffee before:2024-03-13", 1),
+    ("coffee before:2024-03-14", 3),  # the whole of that day
+    ("hike has:attachment", 1),
+    ("cave is:deleted", 1),
+    ("platform:signal haus", 2),
+    ("platform:whatsapp haus", 0),
+])
+def test_operators_filter_like_the_arguments(store, query, total):
+    assert find(store, query)["total"] == total
+
+
+def test_operators_and_arguments_agree(store):
+    by_op = find(store, "coffee after:2024-03-20 platform:whatsapp")
+    by_arg = find(store, "coffee", since="2024-03-20", platform="whatsapp")
+    assert by_op["total"] == by_arg["total"] and texts(by_op) == texts(by_arg)
+    with pytest.raises(ArgumentError, match="nobody"):  # as the sender argument does
+        find(store, "from:nobody coffee")
+
+
+def test_totals_are_exact_with_filters(store):
+    everything = find(store, "coffee", limit=3)
+    assert everything["total"] == 13 and everything["has_more"] and len(everything["results"]) == 3
+    ben = find(store, "coffee", sender="Ben Ortiz", limit=3)
+    assert ben["total"] == 13  # all coffee messages are Ben's
+    assert find(store, "coffee", since="2024-03-20", until="2024-03-21", limit=1)["total"] == 2
+    assert find(store, "coffee", platform="signal")["total"] == 0
+
+
+def test_empty_store_searches_find_nothing(tmp_path):
+    """Regression: a date filter on an empty store raised Whoosh's NotImplementedError."""
+    (tmp_path / "config.yaml").write_text("timezone: UTC\n")
+    with Store.open(tmp_path / "home", load_config(tmp_path / "config.yaml")) as empty:
+        r = search_memory(empty, empty.config.seat(None), "coffee", since="2024-01-01")
+        assert r["total"] == 0 and r["results"] == []
+
+
+@pytest.mark.parametrize("query", ["has:everything coffee", "is:happy coffee", "platform:icq coffee"])
+def test_unknown_operator_values_are_named(store, query):
+    with pytest.raises(QueryError, match=query.split()[0].split(":")[0]):
+        find(store, query)
+
+
+def test_a_prefix_is_bounded_and_highlighted(store):
+    r = find(store, "mara*")
+    assert r["total"] == 1 and "**marathon**" in r["results"][0]["snippet"]
