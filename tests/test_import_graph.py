@@ -7,7 +7,7 @@ import is still an import), with relative imports resolved to the package they n
 - importers import the record contract and the errors, never the store, the tools or the config;
 - the store never imports the importers' room (it takes what `find_sources` found) nor the tools;
 - tool functions (`tools/*.py`) import no face and no database or index library: they ask the
-  store (only `tools/search.py` still builds its own Whoosh query: ALLOWED_INDEX_QUERIES);
+  store (full-text queries too: `chatmem.store.search`);
 - faces (`tools/cli/`, `tools/mcp/`, `tools/web/`) do not import each other; what they share
   is in `tools/app.py`.
 """
@@ -25,9 +25,9 @@ ROOMS = {"chatmem": "chatmem", "importers": "chatmem.importers", "store": "chatm
          "tools": "chatmem.tools"}
 FACES = ("chatmem.tools.cli", "chatmem.tools.mcp", "chatmem.tools.web")
 STORAGE_LIBRARIES = ("sqlalchemy", "whoosh", "sqlite3")
-# the tool modules allowed to build full-text queries themselves, until the index's own query
-# API (issue 14) takes them over; shrink this set, never grow it
-ALLOWED_INDEX_QUERIES = {"chatmem.tools.search"}
+# the tool modules allowed to build full-text queries themselves: none since the index's own
+# query API (issue 14, `chatmem.store.search`) took them over; never grow this set
+ALLOWED_INDEX_QUERIES: set[str] = set()
 
 
 def module_name(path: Path) -> str:
