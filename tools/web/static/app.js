@@ -101,7 +101,7 @@ async function searchView(params) {
       canPage && data.has_more ? el("button", { id: "next-page", onclick: () => location.hash = route("search", { q: query, offset: offset + shown }) }, "Next") : null,
       !canPage && data.has_more ? el("span", { class: "muted" }, `showing the first ${shown}; add words or operators to narrow`) : null);
     show(header, el("ul", { class: "list", id: "hits" }, ...data.results.map(hitItem)),
-         shown ? nav : el("p", { class: "muted" }, "Nothing found."));
+         shown ? nav : el("p", { class: "muted", id: "nothing-found" }, "Nothing found."));
   } catch (e) { failed(e); }
 }
 
