@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from chatmem.config import load_timezone
 from chatmem.errors import ChatmemError
 from chatmem.importers import REGISTRY, find_sources
 
@@ -47,6 +46,8 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
     several exports is one chat. A source whose files have not changed since its last import is
     skipped (--force reads it again).
     """
+    from chatmem.config import load_timezone
+
     zone = None
     if tz:
         try:
