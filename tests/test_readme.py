@@ -2,9 +2,10 @@
 bundled fixtures, as a user would type it.
 
 The README's fenced blocks are parsed, so a command added to the README is tested without a
-change here. Only the README's example values are replaced (EXAMPLES below: a path on the
-author's Mac, an id from someone else's store) by the fixture file or id of the same kind; a
-command whose example value is not in EXAMPLES fails, naming the value. `chatmem` is the
+change here. Only the README's example values are replaced (`Demo._examples`: a path on the
+author's Mac, an id from someone else's store) by the fixture file or id of the same kind, and a
+WhatsApp text export named with `--date-format` is written in that format; a command with an
+example path this test does not know fails, naming it. `chatmem` is the
 installed entry point (the `chatmem` next to this Python), never `python -m`; nothing is
 pip-installed here. The stdio MCP config is started with exactly its `command` (the path
 replaced by ours) and `args`, and its `env` pointing at the fixture store; the HTTP config is
@@ -156,18 +157,47 @@ class Demo:
             "anna@work.example": other_phone,
         }
 
-    def substitute(self, words: list[str]) -> list[str]:
-        out = []
+    def substitute(self, words: list[str], line: int = 0) -> list[str]:
+        out: list[str] = []
         for word in words:
             m = ID.match(word)
-            if m:
+            if out and out[-1] in OUTPUT_OPTIONS:  # a file the command writes: used as it is
+                pass
+            elif m:
                 word = self.examples[m.group(1) + "_"]
-            elif word.startswith(("~", "/")) or word.endswith((".db", ".zip", ".jsonl", ".vcf", ".abcddb")) \
-                    or word in self.examples:
-                assert word in self.examples, f"the README shows {word!r}: add what stands for it to EXAMPLES"
+            elif word in self.examples:
                 word = self.examples[word]
+            elif word.endswith(".txt") and "--date-format" in words:
+                # a WhatsApp text export whose header is the one the command describes
+                fmt = words[words.index("--date-format") + 1]
+                word = str(whatsapp_export(self.folder / f"line-{line}" / word, fmt))
+            elif PATH_LIKE.search(word) and not (self.folder / word).exists():
+                pytest.fail(f"README line {line} shows {word!r}: say in Demo._examples which "
+                            "fixture stands for it")
             out.append(word)
         return out
+
+
+OUTPUT_OPTIONS = {"--out"}
+PATH_LIKE = re.compile(r"^[~/]|\.[a-z]{2,6}$")
+STAMP = re.compile(r"yyyy|yy|y|dd|d|mm|m|HH|H|MM|SS|ss")
+STAMP_VALUES = {"yyyy": "2024", "yy": "24", "y": "24", "dd": "03", "d": "3", "mm": "05", "m": "5",
+                "HH": "18", "H": "18", "MM": "02", "SS": "11", "ss": "11"}
+
+
+def whatsapp_export(path: Path, date_format: str) -> Path:
+    """Two messages whose header is written in `date_format` (a README example's), or, for an
+    order like MDY, in the usual Android layout with day and month both 12 or less."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if date_format.isalpha() and date_format.isupper() and len(date_format) == 3:
+        stamps = ["05/03/24, 18:02 - ", "05/03/24, 18:03 - "]
+    else:
+        first = STAMP.sub(lambda m: STAMP_VALUES[m.group()], date_format)
+        stamps = [first if first.endswith((" ", "]")) else first + " - ",
+                  first.replace("02", "03", 1) if first.endswith((" ", "]")) else first.replace("02", "03", 1) + " - "]
+        stamps = [st if st.endswith(" ") else st + " " for st in stamps]
+    path.write_text(f"{stamps[0]}Anna Berg: Dobro jutro\n{stamps[1]}Sam Rivera: Good morning\n", encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +263,7 @@ READ_WORDS = {"chats", "search", "context", "conversation", "history", "raw", "m
 @pytest.mark.parametrize("line, words", [c for c in chatmem_commands() if blocks("sh")[0][0] + 1 != c[0]],
                          ids=lambda v: str(v) if isinstance(v, int) else " ".join(v)[:60])
 def test_every_chatmem_command(demo, line, words):
-    args = demo.substitute(words[1:])
+    args = demo.substitute(words[1:], line)
     command = next((w for w in args if not w.startswith("-") and w not in ("assistant",)), "")
     if command in LONG_RUNNING:
         _check_server(demo, args)
