@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import shlex
 import shutil
@@ -88,8 +89,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+def run(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120,
+        typed: str | None = None) -> subprocess.CompletedProcess:
+    """Run a command; with `typed`, its input is a terminal on which a person types `typed`
+    (a command that asks first, like `forget`, asks only a terminal)."""
+    if typed is None:
+        return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    controller, terminal = pty.openpty()
+    try:
+        os.write(controller, typed.encode())
+        return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              stdin=terminal)
+    finally:
+        os.close(terminal)
+        os.close(controller)
 
 
 def write_addressbook(path: Path) -> Path:
@@ -135,9 +149,15 @@ class Demo:
         """The README's example values -> what stands for them in the fixtures."""
         db = sqlite3.connect(self.home / "chatmem.db")
         # a present PDF: its message has an attachment, `--page` has pages to turn
+        # a present PDF outside WhatsApp (the README forgets a WhatsApp export before it reads
+        # attachments): its message has an attachment, `--page` has pages to turn
         attachment, message, chat = db.execute(
             "SELECT a.id, m.id, m.chat_id FROM attachments a JOIN messages m ON m.id = a.message_id "
-            "WHERE a.present AND a.mime_type = 'application/pdf' ORDER BY a.id LIMIT 1").fetchone()
+            "WHERE a.present AND a.mime_type = 'application/pdf' AND m.platform != 'whatsapp' "
+            "ORDER BY a.id LIMIT 1").fetchone()
+        # what `forget` may remove: the smallest other chat
+        forgettable = db.execute("SELECT id FROM chats WHERE id != ? AND platform != 'agent' "
+                                 "ORDER BY message_count, id LIMIT 1", (chat,)).fetchone()[0]
         db.close()
         people = {p["name"]: p for p in self.json("people")["people"]}
         other = next(p for p in people.values() if p["person"] != "me" and p["name"] != "Anna Berg"
@@ -145,6 +165,8 @@ class Demo:
         other_phone = next(h["value"] for h in other["handles"] if h["kind"] == "phone")
         return {
             "m_": message, "s_": chat, "a_": attachment, "p_": people["Anna Berg"]["person"],
+            "forget s_": forgettable,
+            "~/exports/WhatsApp Chat with Anna Berg.txt": str(FIXTURES / "whatsapp" / "WhatsApp Chat with Anna Berg.txt"),
             "~/Library/Messages/chat.db": str(FIXTURES / "imessage" / "chat.db"),
             "WhatsApp Chat with Anna Berg.zip": str(FIXTURES / "whatsapp" / "WhatsApp Chat - Ben Ortiz.zip"),
             "~/exports": str(FIXTURES),
@@ -164,7 +186,7 @@ class Demo:
             if out and out[-1] in OUTPUT_OPTIONS:  # a file the command writes: used as it is
                 pass
             elif m:
-                word = self.examples[m.group(1) + "_"]
+                word = self.examples.get(f"{words[0]} {m.group(1)}_") or self.examples[m.group(1) + "_"]
             elif word in self.examples:
                 word = self.examples[word]
             elif word.endswith(".txt") and "--date-format" in words:
@@ -268,7 +290,8 @@ def test_every_chatmem_command(demo, line, words):
     if command in LONG_RUNNING:
         _check_server(demo, args)
         return
-    result = run([str(CHATMEM), *args], demo.env, demo.folder)
+    # typed at a terminal: a command that asks first (forget) gets the person's "y"
+    result = run([str(CHATMEM), *args], demo.env, demo.folder, typed="y\n")
     assert result.returncode == 0, f"README line {line}: chatmem {' '.join(args)}\n{result.stderr}"
     assert "Traceback" not in result.stderr
     if "--json" in args:
