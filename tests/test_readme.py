@@ -76,6 +76,29 @@ def shell_commands() -> list[tuple[int, list[str]]]:
     return out
 
 
+def extra_of_line() -> dict[int, str]:
+    """Line number -> the extra its block installs first (`pip install 'chatmem[semantic]'`)."""
+    out = {}
+    for line_no, text in blocks("sh"):
+        m = re.search(r"pip install 'chatmem\[(\w+)\]'", text)
+        if m:
+            for offset in range(len(text.splitlines())):
+                out[line_no + 1 + offset] = m.group(1)
+    return out
+
+
+def extra_installed(extra: str) -> bool:
+    """Whether every package the extra names (pyproject.toml) can be imported here."""
+    import importlib.util
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    m = re.search(rf"^{extra} = \[(.*?)\]", pyproject, re.M | re.S)
+    assert m, f"no extra {extra!r} in pyproject.toml"
+    names = [re.split(r"[<>=!~\[ ;]", req.strip().strip('"'))[0] for req in m.group(1).split(",") if req.strip()]
+    names = [n for n in names if n and not n.startswith("#")]
+    return all(importlib.util.find_spec(n.replace("-", "_").lower()) is not None for n in names)
+
+
 def chatmem_commands() -> list[tuple[int, list[str]]]:
     return [(n, words) for n, words in shell_commands() if words[0] == "chatmem"]
 
@@ -285,6 +308,9 @@ READ_WORDS = {"chats", "search", "context", "conversation", "history", "raw", "m
 @pytest.mark.parametrize("line, words", [c for c in chatmem_commands() if blocks("sh")[0][0] + 1 != c[0]],
                          ids=lambda v: str(v) if isinstance(v, int) else " ".join(v)[:60])
 def test_every_chatmem_command(demo, line, words):
+    extra = extra_of_line().get(line)
+    if extra and not extra_installed(extra):
+        pytest.skip(f"README line {line} needs the {extra} extra, not installed here")
     args = demo.substitute(words[1:], line)
     command = next((w for w in args if not w.startswith("-") and w not in ("assistant",)), "")
     if command in LONG_RUNNING:
