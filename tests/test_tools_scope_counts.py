@@ -56,6 +56,10 @@ def test_search_total_counts_only_what_the_seat_can_reach(loaded, seats):
     # a platform outside the seat counts nothing either
     r = search_memory(loaded, seats["assistant"], "lorem", platform="imessage")
     assert (r["total"], r["has_more"], r["results"]) == (0, False, [])
+    # a word the seat's excluded platform does have: Whoosh counted what AndNot excluded
+    assert search_memory(loaded, seats["owner"], "climbing", platform="imessage")["total"] > 0
+    r = search_memory(loaded, seats["assistant"], "climbing", platform="imessage")
+    assert (r["total"], r["has_more"], r["results"]) == (0, False, [])
 
 
 def test_every_page_of_a_search_reaches_exactly_total_results(loaded, seats):

@@ -116,16 +116,18 @@ def context(app: AppContext, memory_id, before, after, as_json):
               help="Approximate token cap, 50-100000 (characters / 4).")
 @click.option("--query", "-q", default=None, help="Also include older messages that match these words.")
 @click.option("--since", default=None, help="Leave out items older than this date or time (ISO 8601).")
+@click.option("--before", default=None,
+              help="Only items older than this item id or ISO time (the next older window).")
 @click.option("--memory", "include_memory", is_flag=True, help="Add the conversation's saved memory.")
 @json_option
 @click.pass_obj
 @handle_errors
-def conversation(app: AppContext, conversation_id, token_budget, query, since, include_memory, as_json):
+def conversation(app: AppContext, conversation_id, token_budget, query, since, before, include_memory, as_json):
     """One conversation assembled for a model: the newest items that fit the budget."""
     from ..conversation import get_conversation_context
 
     result = get_conversation_context(app.store(), app.seat(), conversation_id, token_budget=token_budget,
-                                      query=query, since=since, include_memory=include_memory)
+                                      query=query, since=since, include_memory=include_memory, before=before)
     if as_json:
         emit(result, True)
         return
@@ -141,14 +143,15 @@ def conversation(app: AppContext, conversation_id, token_budget, query, since, i
 @click.command()
 @click.argument("conversation_id")
 @click.option("--turns", "max_turns", default=10, show_default=True, type=int, help="Most recent turns, 1-50.")
+@click.option("--offset", default=0, show_default=True, type=int, help="Skip this many of the newest turns.")
 @json_option
 @click.pass_obj
 @handle_errors
-def history(app: AppContext, conversation_id, max_turns, as_json):
+def history(app: AppContext, conversation_id, max_turns, offset, as_json):
     """The most recent turns of a conversation (or agent session), oldest first."""
     from ..history import get_conversation_history
 
-    result = get_conversation_history(app.store(), app.seat(), conversation_id, max_turns=max_turns)
+    result = get_conversation_history(app.store(), app.seat(), conversation_id, max_turns=max_turns, offset=offset)
     if as_json:
         emit(result, True)
         return

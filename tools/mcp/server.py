@@ -52,34 +52,38 @@ def tool_functions() -> tuple[dict[str, Any], frozenset[str]]:
 
 
 class ToolRunner:
-    """Calls one tool function for one seat on the shared store, one call at a time."""
+    """Calls one tool function for one seat on the shared store. Calls run in parallel (the
+    SDK's worker threads): each thread reads with its own database connection and its own
+    index searcher, so one slow query stalls nobody else."""
 
     def __init__(self, store, seat: Seat, functions: dict[str, Any], schemas: dict[str, dict],
-                 lock: threading.Lock):
+                 catching_up: threading.Lock):
         self.store = store
         self.seat = seat
         self.functions = functions
         self.schemas = schemas
-        # one store, used from the SDK's worker threads: the index reopen in `catch_up` and
-        # the tools' reads must not interleave
-        self.lock = lock
+        self.catching_up = catching_up  # one thread at a time catches the index up
 
     def catch_up(self) -> None:
-        """See what another process imported since the last call (cheap when nothing did)."""
-        refresh_for_reads(self.store)
+        """See what another process imported since the last call (cheap when nothing did).
+        While another thread is catching up, answer from what is indexed already."""
+        if self.catching_up.acquire(blocking=False):
+            try:
+                refresh_for_reads(self.store)
+            finally:
+                self.catching_up.release()
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
         from mcp.server.mcpserver.exceptions import ToolError
         from mcp.types import CallToolResult, TextContent
 
         fn = self.functions[name]
-        with self.lock:
-            try:
-                self.catch_up()
-                result = fn(self.store, self.seat, **args)
-            except ChatmemError as e:
-                # the model reads this and can correct its call; the server keeps serving
-                raise ToolError(str(e)) from e
+        try:
+            self.catch_up()
+            result = fn(self.store, self.seat, **args)
+        except ChatmemError as e:
+            # the model reads this and can correct its call; the server keeps serving
+            raise ToolError(str(e)) from e
         # an image travels as MCP image content, not as base64 inside the JSON
         image = result.get("image") if isinstance(result.get("image"), dict) else None
         data = image.pop("data", None) if image is not None else None

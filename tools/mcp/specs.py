@@ -129,8 +129,9 @@ def _get_conversation_context(run: Run):
     def get_conversation_context(
         conversation_id: ConversationId,
         token_budget: Annotated[int, Field(
-            description="Upper bound on the approximate tokens of the returned items "
-                        "(each item counts ceil(characters / 4)), 50–100000. Default 2000.",
+            description="Upper bound on approx_tokens: each item (and the memory) counts "
+                        "ceil(UTF-8 bytes / 4) of its compact JSON; filled so that real tokens stay "
+                        "near the budget in any language. 50–100000. Default 2000.",
             ge=50, le=100_000)] = 2000,
         query: Annotated[str | None, Field(
             description="Also pull in older messages of this conversation that match these words, "
@@ -139,10 +140,17 @@ def _get_conversation_context(run: Run):
         since: Since = None,
         include_memory: Annotated[bool, Field(
             description="Also return the conversation's saved memory (summary with citations) and "
-                        "its status: ok, off, missing, stale or paused. Default false.")] = False,
+                        "its status: ok, off, missing, stale or paused; its text counts in the "
+                        "budget. Default false.")] = False,
+        before: Annotated[str | None, Field(
+            description="Only items older than this: an item id (pass the oldest item's id for the "
+                        "next older window) or an ISO 8601 time; with since, a date range (e.g. "
+                        "since 2023-09-01, before 2023-10-01). Default: the newest items.",
+            max_length=64)] = None,
     ) -> ConversationContextResult:
         return run("get_conversation_context", conversation_id=conversation_id,
-                   token_budget=token_budget, query=query, since=since, include_memory=include_memory)
+                   token_budget=token_budget, query=query, since=since, include_memory=include_memory,
+                   before=before)
 
     return get_conversation_context
 
