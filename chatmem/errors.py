@@ -6,11 +6,20 @@ errors the model can read. Anything else reaching the user is a bug.
 
 from __future__ import annotations
 
+import re
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+
 
 class ChatmemError(Exception):
     """Base of every error chatmem raises for a user's input or environment."""
 
     exit_code = 1
+
+    def __str__(self) -> str:
+        # always one line: a message may quote a damaged file's text or SQLite's error (which
+        # can hold a CREATE TABLE statement over several lines)
+        return _LINE_BREAKS.sub(" ", super().__str__())
 
 
 class FormatError(ChatmemError, ValueError):

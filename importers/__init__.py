@@ -51,26 +51,66 @@ def detect(path: Path) -> Importer | None:
     return None
 
 
-def find_sources(path: Path, platform: str | None = None) -> list[tuple[Path, Importer]]:
+class Sources(list[tuple[Path, Importer]]):
+    """What `find_sources` found: (path, importer) pairs, plus `skipped_links`, the symbolic
+    links met inside a folder and not followed (the import report lists them)."""
+
+    def __init__(self, pairs: list[tuple[Path, Importer]] = (), skipped_links: list[Path] = ()):
+        super().__init__(pairs)
+        self.skipped_links: list[Path] = list(skipped_links)
+
+
+def find_sources(path: Path, platform: str | None = None) -> Sources:
     """The exports at `path` with the importer for each: the path itself when an importer
     recognises it (or `platform` names one), else every recognised export in the folder.
-    FormatError when the path is missing or holds nothing recognised."""
+    FormatError when the path is missing or holds nothing recognised.
+
+    A folder is walked without following symbolic links (so never out of it, nor around in a
+    circle); a link is imported only when it is the path named here. Links met are listed in
+    `skipped_links`."""
     path = Path(path).expanduser()
     if not path.exists():
-        raise FormatError(f"{path}: no such file or folder")
-    sources = _find(path, platform)
+        raise FormatError(f"{path}: no such file or folder"
+                          + (" (a symbolic link to something missing)" if path.is_symlink() else ""))
+    skipped: list[Path] = []
+    sources = _find(path, platform, skipped)
     if not sources:
+        links = (f"; {len(skipped)} symbolic link(s) inside were not followed (name one on the "
+                 "command line to import it)") if skipped else ""
         raise FormatError(f"{path}: no recognised chat export here "
-                          "(use --platform to say what it is)")
-    return sources
+                          f"(use --platform to say what it is){links}")
+    return Sources(sources, skipped)
 
 
-def _find(path: Path, platform: str | None) -> list[tuple[Path, Importer]]:
+def _children(folder: Path, skipped: list[Path]) -> list[Path]:
+    """The entries of `folder` worth looking at, links set aside in `skipped`."""
+    out = []
+    for child in sorted(folder.iterdir()):
+        if child.name in SKIP_DIRS or child.name.startswith("."):
+            continue
+        if child.is_symlink():
+            skipped.append(child)
+            continue
+        out.append(child)
+    return out
+
+
+def _files_under(folder: Path, skipped: list[Path]) -> list[Path]:
+    """Every regular file below `folder`, links not followed (set aside in `skipped`)."""
+    out: list[Path] = []
+    for child in _children(folder, skipped):
+        if child.is_dir():
+            out.extend(_files_under(child, skipped))
+        elif child.is_file():
+            out.append(child)
+    return out
+
+
+def _find(path: Path, platform: str | None, skipped: list[Path]) -> list[tuple[Path, Importer]]:
     if platform:
         importer = get_importer(platform)
         if path.is_dir() and not importer.detect(path):
-            return [(p, importer) for p in sorted(path.rglob("*"))
-                    if p.is_file() and importer.detect(p)]
+            return [(p, importer) for p in _files_under(path, skipped) if importer.detect(p)]
         return [(path, importer)]
     found = detect(path)
     if found is not None:
@@ -78,11 +118,9 @@ def _find(path: Path, platform: str | None) -> list[tuple[Path, Importer]]:
     if not path.is_dir():
         return []
     out: list[tuple[Path, Importer]] = []
-    for child in sorted(path.iterdir()):
-        if child.name in SKIP_DIRS or child.name.startswith("."):
-            continue
+    for child in _children(path, skipped):
         if child.is_dir():
-            out.extend(_find(child, None))
+            out.extend(_find(child, None, skipped))
         else:
             importer = detect(child)
             if importer is not None:

@@ -28,6 +28,9 @@ RATIO_FLOOR = 1024**2  # ratios are only checked for members above 1 MiB
 MAX_NESTED_ZIP_BYTES = 512 * 1024**2
 MAX_ZIP_DEPTH = 3
 SNIFF_BYTES = 16 * 1024
+# What zipfile raises on opening a damaged archive: BadZipFile, but also NotImplementedError
+# ("zip file version 24.4" from a flipped byte), a member name that is not UTF-8, EOFError.
+ZIP_OPEN_ERRORS = (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError)
 
 # "WhatsApp Chat with NAME.txt" in the app languages we know; iOS zips are "WhatsApp Chat - NAME.zip".
 _CHAT_FILE_PATTERNS = [
@@ -165,7 +168,7 @@ def chat_texts(path: Path) -> Iterator[ChatText]:
             pass
     except FormatError:
         raise
-    except zipfile.BadZipFile as e:
+    except ZIP_OPEN_ERRORS as e:
         raise FormatError(f"{path}: damaged zip ({e})") from e
     except OSError as e:
         raise FormatError(f"{path}: cannot read ({e.strerror or e})") from e
@@ -257,7 +260,7 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int,
     """`locator`: how to reach this zip again (`chatmem.store.media`), for attachments."""
     try:
         infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError) as e:
+    except (*ZIP_OPEN_ERRORS, OSError) as e:
         raise FormatError(f"{label}: damaged zip ({e})") from e
     for info in infos:
         _check_member_name(info.filename, label)
@@ -274,7 +277,7 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int,
                 data = _read_member(zf, info, label, MAX_NESTED_ZIP_BYTES)
                 try:
                     inner = zipfile.ZipFile(io.BytesIO(data))
-                except zipfile.BadZipFile as e:
+                except ZIP_OPEN_ERRORS as e:
                     raise FormatError(f"{label}!{info.filename}: damaged zip ({e})") from e
                 with inner:
                     for text in _zip_texts(inner, f"{label}!{info.filename}", info.filename, depth + 1,

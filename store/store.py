@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -68,7 +69,9 @@ def fingerprint(path: Path, options: dict) -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     root = path.resolve()  # the same files, however the path was typed or reached
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    # links inside a folder are not imported (importers.find_sources), so not fingerprinted
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
     for f in files:
         try:
             st = f.stat()
@@ -215,13 +218,16 @@ class Store:
                        options: rec.ImportOptions | None = None, *, force: bool = False,
                        wait: bool = True, on_progress: Callable[..., None] | None = None,
                        on_wait: Callable[[], None] | None = None) -> list[Report]:
-        """Import sources found by `chatmem.importers.find_sources`. One report per source."""
+        """Import sources found by `chatmem.importers.find_sources`. One report per source, then
+        one per symbolic link the folder walk did not follow (status `skipped`)."""
         options = options or self.default_options()
         reports = []
         with self.import_lock(wait=wait, on_wait=on_wait):
             for src, importer in sources:
                 reports.append(self.import_source(src, importer, options, force=force,
                                                   on_progress=on_progress))
+        for link in getattr(sources, "skipped_links", ()):
+            reports.append(skipped_link_report(link))
         return reports
 
     def default_options(self) -> rec.ImportOptions:
@@ -297,6 +303,11 @@ class Store:
             raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e)}") from e
         except (UnicodeDecodeError, OSError) as e:
             raise FormatError(f"{path}: cannot read it: {e}") from e
+        except sqlite3.Error as e:
+            # the store's own errors arrive wrapped by SQLAlchemy: a bare sqlite3 error comes from
+            # an importer reading a damaged source database (each importer translates its own;
+            # this keeps a new importer's miss from becoming a traceback)
+            raise FormatError(f"{path}: cannot read the database ({e})") from e
         self.phase = None  # the source is saved (left "database" if interrupted before)
         self.catch_up_index(on_progress=on_progress)
         self.catch_up_vectors(on_progress)
@@ -516,6 +527,18 @@ def _counted(docs: Iterable[IndexDoc], on_progress: Callable[..., None], total: 
         if n % 500 == 0:
             on_progress(n, total)
         yield doc
+
+
+def skipped_link_report(link: Path) -> Report:
+    """The report line for a symbolic link met inside a folder and not followed."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return Report(path=str(link), platform="", status="skipped",
+                  notes=[f"a symbolic link (to {target}); links inside a folder are not followed, "
+                         "so an import never leaves the folder or goes round in circles; name the "
+                         "link on the command line to import what it points to"])
 
 
 def _explain_write_error(e: Exception) -> str:

@@ -15,7 +15,8 @@ from chatmem.config import Config, load_config
 from chatmem.store import Store
 
 # helper modules that tests import by name: let pytest rewrite their asserts too
-pytest.register_assert_rewrite("tool_helpers", "server_helpers", "imessage_builders", "signal_builders")
+pytest.register_assert_rewrite("tool_helpers", "server_helpers", "imessage_builders", "signal_builders",
+                                "mutation")
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -26,6 +27,16 @@ FIXTURE_CONFIG = FIXTURES / "config.yaml"
 # whether or not the semantic extra is installed (tests/test_semantic.py tests the others). Set
 # for the whole process, so servers that module-scoped fixtures start inherit it too.
 os.environ["CHATMEM_SEARCH_MODE"] = "keyword"
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print the figures tests reported (tests/figures.py), e.g. fuzz mutants and masking rates."""
+    from figures import FIGURES
+
+    if FIGURES:
+        terminalreporter.section("chatmem figures")
+        for line in FIGURES:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,7 @@ OPTIONAL_MESSAGE_COLUMNS = (
     "associated_message_emoji",  # macOS 14 / iOS 17
 )  # fmt: skip
 
+DAMAGED_ROW = (ValueError, TypeError, OverflowError, KeyError, AttributeError, IndexError)
 CHUNK = 500  # rowids per `IN (...)` query (SQLite allows 999 parameters in old versions)
 CHAT_STYLE_GROUP = 43  # chat.style; 45 is one-to-one
 ORPHAN_PREFIX = "orphan:"  # key of the chat for messages that no chat joins
@@ -259,7 +260,7 @@ class ChatDb:
         if since:
             yield from self._changed_old_rows(since)
         for row, chat_rowid, deleted_chat, delete_date in self._rows("m.ROWID > ?", (since,)):
-            yield from self._record(row, chat_rowid, deleted_chat, delete_date)
+            yield from self._record_or_problem(row, chat_rowid, deleted_chat, delete_date)
 
     def _changed_old_rows(self, since: int) -> Iterator[Record]:
         """Rows up to the watermark edited, unsent or moved to Recently Deleted since the last
@@ -288,7 +289,7 @@ class ChatDb:
             chunk = ordered[i : i + CHUNK]
             where = f"m.ROWID IN ({', '.join('?' * len(chunk))})"
             for row, chat_rowid, deleted_chat, delete_date in self._rows(where, tuple(chunk)):
-                yield from self._record(row, chat_rowid, deleted_chat, delete_date)
+                yield from self._record_or_problem(row, chat_rowid, deleted_chat, delete_date)
 
     def state_after(self) -> dict[str, Any]:
         return {
@@ -300,6 +301,19 @@ class ChatDb:
         }
 
     # ----------------------------------------------------------------- one row
+
+    def _record_or_problem(self, row: dict[str, Any], chat_rowid: Any, deleted_chat: Any,
+                           delete_date: Any) -> Iterator[Record]:  # fmt: skip
+        """`_record`, or a Problem keeping the row raw when a damaged page gave it values of
+        the wrong type (a number as `text`, text as `date`): the rest of the database imports."""
+        try:
+            yield from self._record(row, chat_rowid, deleted_chat, delete_date)
+        except FormatError:
+            raise
+        except DAMAGED_ROW as e:
+            yield Problem(self.display, row.get("ROWID"),
+                          f"unreadable row ({e.__class__.__name__}: {e})",
+                          text=json.dumps(row, ensure_ascii=False, default=repr))  # fmt: skip
 
     def _chat_of(self, row: dict[str, Any], chat_rowid: Any, deleted_chat: Any,
                  sender_handle: str | None) -> Chat:  # fmt: skip

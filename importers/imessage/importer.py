@@ -82,6 +82,14 @@ class IMessageImporter:
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         path = Path(path)
+        try:
+            yield from self._read(path, options)
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            # a damaged page can surface in any query (the ROWID watermark read, attachments,
+            # edits...): one message naming the file, whichever query met it
+            raise sqlite.translate(path, e) from e
+
+    def _read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         state = dict(options.state or {})
         with ExitStack() as stack:
             calls_path: Path | None = None

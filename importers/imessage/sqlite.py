@@ -93,6 +93,8 @@ def open_readonly(path: Path) -> sqlite3.Connection:
             raise
         conn.private_copy = tmp
         return conn
+    except UnicodeDecodeError as e:  # a damaged schema: SQLite's own message is not UTF-8
+        raise FormatError(f"{path}: not a readable SQLite database (damaged schema)") from e
     except sqlite3.DatabaseError as e:
         if "not a database" in str(e) or "malformed" in str(e):
             raise FormatError(f"{path}: not a readable SQLite database ({e})") from e
@@ -103,8 +105,10 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         ) from e
 
 
-def translate(path: Path, error: sqlite3.Error) -> FormatError:
+def translate(path: Path, error: sqlite3.Error | UnicodeDecodeError) -> FormatError:
     """A sqlite3 error met while reading, as a FormatError naming the file."""
+    if isinstance(error, UnicodeDecodeError):  # damage SQLite reports in bytes that are not UTF-8
+        return FormatError(f"{path}: cannot read the database (damaged: {error.reason})")
     hint = (
         f"; {FULL_DISK_ACCESS_HINT}" if sys.platform == "darwin" or "locked" in str(error) else ""
     )

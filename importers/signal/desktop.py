@@ -63,6 +63,7 @@ MESSAGE_TYPES = {"incoming", "outgoing", None}
 SKIPPED_TYPES = {"story"}  # stories are not chat history
 ROOT_VERSION = -1  # message_attachments.editHistoryIndex of the current version
 VOICE_NOTE_FLAG = 1  # attachment.flags bit: recorded in-app as a voice message
+DAMAGED_ROW = (ValueError, TypeError, OverflowError, KeyError, AttributeError)
 MENTION = "\ufffc"  # Signal's placeholder in `body` where a bodyRange mention goes
 
 
@@ -195,7 +196,15 @@ class _Run:
                     self.where, row["rowid"], f"unreadable json ({e})", row_raw(row, False)
                 )
                 continue
-            yield from self._row(row, data if isinstance(data, dict) else {})
+            try:
+                yield from self._row(row, data if isinstance(data, dict) else {})
+            except FormatError:
+                raise
+            except DAMAGED_ROW as e:
+                # a damaged page gives values of the wrong type ("Incoming" as sent_at, a number
+                # as conversationId): the row is reported and kept raw, the rest imports
+                yield Problem(self.where, row["rowid"],
+                              f"unreadable row ({e.__class__.__name__}: {e})", row_raw(row, False))
         yield SourceState(notes=self._notes())
 
     def _row(self, row: dict[str, Any], data: dict[str, Any]) -> Iterator[Record]:
@@ -208,6 +217,8 @@ class _Run:
             self.stories += 1
             return
         conversation = field("conversationId")
+        if conversation is not None and not isinstance(conversation, str):
+            conversation = str(conversation)  # a damaged row; Signal writes a uuid string
         sent = field("sent_at") or field("timestamp")
         if not conversation or not sent:
             yield Problem(

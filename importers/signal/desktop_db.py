@@ -80,7 +80,7 @@ def detect_database(path: Path) -> bool:
             return DETECT_TABLES <= table_names(conn)
         finally:
             conn.close()
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError):
         return False
 
 
@@ -102,7 +102,8 @@ def open_database(path: Path) -> Iterator[Database]:
     if not encrypted:
         _check_plain(db)
     connect, key, errors = _sqlcipher(folder) if encrypted else (sqlite3.connect, None, ())
-    errors = (sqlite3.DatabaseError, *errors)
+    # UnicodeDecodeError: a damaged schema whose error message SQLite writes in non-UTF-8 bytes
+    errors = (sqlite3.DatabaseError, UnicodeDecodeError, *errors)
     conn, tmp = None, None
     try:
         conn, tmp = _open_read_only(db, connect)

@@ -57,11 +57,22 @@ def is_chat_folder(path: Path) -> bool:
     return (path / DATA_FILE).is_file() and (path / CHAT_FILE).is_file()
 
 
-def chat_folders(path: Path) -> list[Path]:
-    """The chat folders of an export: `path` itself, or its sub-folders that are chats."""
+def chat_folders(path: Path, skipped_links: list[Path] | None = None) -> list[Path]:
+    """The chat folders of an export: `path` itself, or its sub-folders that are chats.
+    Symbolic links inside the export (a chat folder, or its data.json or chat.md) are not
+    followed, so reading never leaves the export; they go to `skipped_links`."""
     if is_chat_folder(path):
         return [path]
-    return sorted(p for p in path.iterdir() if p.is_dir() and is_chat_folder(p))
+    folders = []
+    for p in sorted(path.iterdir()):
+        if not p.is_dir() or not is_chat_folder(p):
+            continue
+        if p.is_symlink() or (p / DATA_FILE).is_symlink() or (p / CHAT_FILE).is_symlink():
+            if skipped_links is not None:
+                skipped_links.append(p)
+            continue
+        folders.append(p)
+    return folders
 
 
 class SigexportReader:
@@ -76,8 +87,9 @@ class SigexportReader:
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         path = Path(path)
+        skipped: list[Path] = []
         try:
-            folders = chat_folders(path)
+            folders = chat_folders(path, skipped)
         except OSError as e:
             raise FormatError(f"{path}: cannot read the folder ({e})") from e
         if not folders:
@@ -85,9 +97,9 @@ class SigexportReader:
         owners = {OWNER_SENDER, *options.owner_names}
         for folder in folders:
             yield from _ChatReader(folder, options, owners, single=len(folders) == 1).records()
-        yield SourceState(
-            notes=[f"signal-export: {len(folders)} chat(s); local times read in {options.timezone}"]
-        )
+        notes = [f"signal-export: {len(folders)} chat(s); local times read in {options.timezone}"]
+        notes += [f"skipped {p}: a symbolic link inside the export is not followed" for p in skipped]
+        yield SourceState(notes=notes)
 
 
 class _ChatReader:

@@ -103,7 +103,7 @@ def _fit(text: str, width: int) -> str:
 def print_report(r: dict) -> None:
     """The import report in words: one line per source, one per chat that changed."""
     status = r.get("status")
-    if status in ("unchanged", "missing", "failed"):
+    if status in ("unchanged", "missing", "failed", "skipped"):
         click.echo(f"{r['path']}: {status}")
         for note in r.get("notes", []):
             click.echo(f"  {note}")
