@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 from chatmem.errors import ChatmemError
 
 from . import models as m
+from .permissions import open_private
 
 BATCH = 2000
 
@@ -121,7 +122,7 @@ def write_export(conn: Connection, out: Path | IO[str]) -> int:
         return n
     tmp = out.with_name(out.name + ".partial")
     try:
-        with tmp.open("w", encoding="utf-8") as f:
+        with open_private(tmp) as f:  # the whole store: only the owner may read it
             n = write_export(conn, f)
         tmp.replace(out)
     except OSError as e:

@@ -50,6 +50,7 @@ from chatmem.records import KINDS
 from . import models as m
 from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
 from .people import sender_name
+from .permissions import make_private
 
 STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
@@ -230,6 +231,7 @@ class FullTextIndex:
         tmp = self.folder / (STATE_FILE + ".tmp")
         tmp.write_text(json.dumps({**state, "version": INDEX_VERSION}))
         os.replace(tmp, self.folder / STATE_FILE)
+        make_private(self.folder)  # segments and state 0600, whatever the umask
 
     @property
     def seq(self) -> int:

@@ -23,10 +23,11 @@ from chatmem.config import Config, load_config, resolve_home
 from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
 
 from . import models as m
-from .db import current_seq, init_schema, make_engine, sqlite_url, write_connection
+from .db import SQLITE_FILE, current_seq, init_schema, make_engine, sqlite_url, write_connection
 from .index import FullTextIndex, IndexDoc, count_changed, documents
 from .ingest import Ingest, Report
 from .models import SCHEMA_VERSION
+from .permissions import PRIVATE_DIR, create_private_file, make_private, permission_warnings
 from .reads import Reader
 from .vectors import VECTORS_DIR, VectorStore
 from .writes import Writer
@@ -86,6 +87,7 @@ class Store:
     """Open with `Store.open(home)`; use as a context manager or call `close()`."""
 
     def __init__(self, home: Path, engine: Engine, config: Config):
+        self.warnings: list[str] = []  # e.g. other users can read the store (permissions.py)
         self.home = home
         self.engine = engine
         self.config = config
@@ -110,17 +112,24 @@ class Store:
         url = url or os.environ.get("CHATMEM_DATABASE_URL") or config.database
         if not create:
             return cls._open_for_reading(home, config, url, catch_up, on_progress)
+        new = not home.exists()
         try:
-            home.mkdir(parents=True, exist_ok=True)
+            home.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
         except OSError as e:
             raise StoreError(f"cannot create the store folder {home}: {e.strerror}") from e
         if not os.access(home, os.W_OK):
             raise StoreError(f"the store folder {home} is read-only: imports and other changes "
                              "need a folder they can write (reads work from read-only media)")
+        warnings = [] if new else permission_warnings(home)
+        if url is None:  # private before SQLite writes a byte (its -wal/-shm take this mode)
+            create_private_file(home / SQLITE_FILE)
         engine = make_engine(url or sqlite_url(home))
         init_schema(engine)
         store = cls(home, engine, config)
+        store.warnings = warnings
         store.index.open()
+        if new:
+            make_private(home)
         if catch_up:
             store.catch_up_index(on_progress=on_progress)
         return store
@@ -148,6 +157,7 @@ class Store:
                                  f"(schema {version}) and is read-only, so it cannot be upgraded")
             init_schema(engine)  # upgrades (or refuses a newer store) under the write lock
         store = cls(home, engine, config)
+        store.warnings = permission_warnings(home)
         store.read_only = not writable
         store.index.open(read_only=not writable)
         if catch_up and writable:

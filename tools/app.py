@@ -72,6 +72,8 @@ class AppContext:
 
             self._store = Store.open(self.home, self.config(), catch_up=catch_up, create=write,
                                      on_progress=self.on_progress)
+            for warning in self._store.warnings:  # e.g. other users can read the store
+                click.echo(f"chatmem: warning: {warning}", err=True)
         return self._store
 
     def refuse_if_importing(self) -> None:
