@@ -66,6 +66,10 @@ _PLATFORM_BITS, _KIND_SHIFT, _KIND_BITS = 0xFF, 8, 0x7
 GROUP_BIT, ATTACHMENT_BIT, DELETED_BIT = 1 << 11, 1 << 12, 1 << 13
 MAX_TS = 2**32 - 1
 OTHER_PLATFORMS = 0xFF  # the 255th platform name and every one after it share a number
+# A message longer than this is searchable by its first INDEX_TEXT_CHARS characters (it is
+# stored whole): Whoosh kept every position of every word of a document in memory while
+# indexing it, ~13x the text, so a 100 MB message cost 1.4 GB.
+INDEX_TEXT_CHARS = 1_000_000
 
 
 def kind_code(kind: str) -> int:
@@ -361,9 +365,11 @@ def count_changed(conn: Connection, since: int) -> int:
             + conn.execute(select(func.count()).select_from(ct).where(ct.c.seq > since)).scalar_one())
 
 
-def documents(conn: Connection, since: int, languages: dict[str, str]) -> Iterator[IndexDoc]:
+def documents(conn: Connection, since: int, languages: dict[str, str],
+              cut_short: list[str] | None = None) -> Iterator[IndexDoc]:
     """The index document of every message and call changed after ingest `seq` `since`.
-    Guesses the language of chats not seen before (and adds them to `languages`)."""
+    Guesses the language of chats not seen before (and adds them to `languages`); the ids of
+    messages indexed by their first INDEX_TEXT_CHARS characters only go to `cut_short`."""
     pt = m.Person.__table__
     names = {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
     mt, ct, ch, at = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Attachment.__table__
@@ -393,6 +399,10 @@ def documents(conn: Connection, since: int, languages: dict[str, str]) -> Iterat
             poll = extra["poll"]
             text = " ".join([text, str(poll.get("question", ""))] +
                             [str(o.get("text", "")) for o in poll.get("options", [])])
+        if len(text) > INDEX_TEXT_CHARS:
+            text = text[:INDEX_TEXT_CHARS]
+            if cut_short is not None:
+                cut_short.append(r.id)
         files = attachments.get(r.id)
         if files:
             text = " ".join([text, *files])

@@ -24,7 +24,7 @@ from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
 
 from . import models as m
 from .db import SQLITE_FILE, current_seq, init_schema, make_engine, sqlite_url, write_connection
-from .index import FullTextIndex, IndexDoc, count_changed, documents
+from .index import INDEX_TEXT_CHARS, FullTextIndex, IndexDoc, count_changed, documents
 from .ingest import Ingest, Report
 from .models import SCHEMA_VERSION
 from .permissions import PRIVATE_DIR, create_private_file, make_private, permission_warnings
@@ -87,6 +87,7 @@ class Store:
     """Open with `Store.open(home)`; use as a context manager or call `close()`."""
 
     def __init__(self, home: Path, engine: Engine, config: Config):
+        self.cut_short: list[str] = []  # messages indexed by their beginning only
         self.warnings: list[str] = []  # e.g. other users can read the store (permissions.py)
         self.home = home
         self.engine = engine
@@ -321,6 +322,10 @@ class Store:
         self.phase = None  # the source is saved (left "database" if interrupted before)
         self.catch_up_index(on_progress=on_progress)
         self.catch_up_vectors(on_progress)
+        if self.cut_short:
+            report.notes.append(
+                f"{len(self.cut_short)} message(s) longer than {INDEX_TEXT_CHARS:,} characters: "
+                f"stored whole, searchable by their first {INDEX_TEXT_CHARS:,} characters")
         report.seconds = time.monotonic() - started
         return report
 
@@ -357,7 +362,8 @@ class Store:
             with self.read() as conn:
                 expected = count_changed(conn, since)
                 languages = self.index.languages()
-                docs = documents(conn, since, languages)
+                self.cut_short = []
+                docs = documents(conn, since, languages, self.cut_short)
                 if on_progress is not None:
                     on_progress(0, expected, phase="updating the search index")
                     docs = _counted(docs, on_progress, expected)
