@@ -54,7 +54,7 @@ def _decode_value(params: list[str], value: str) -> str:
         raw = quopri.decodestring(value.encode("latin-1", "replace"))
         try:
             return raw.decode(charset, "replace")
-        except LookupError:
+        except (LookupError, ValueError):  # an unknown or mangled CHARSET= ("UTF-\x00 8")
             return raw.decode("utf-8", "replace")
     # vCard 3.0/4.0 escapes
     return value.replace("\\n", "\n").replace("\\N", "\n").replace("\\,", ",").replace("\\;", ";").replace("\\\\", "\\")

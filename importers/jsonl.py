@@ -92,11 +92,27 @@ class JsonlImporter:
                         raise FormatError(f"{path} line 1: not JSON Lines ({e.msg})") from e
                     yield Problem(str(path), lineno, f"not JSON: {e.msg}", text)
                     continue
+                if _HALF_CHARACTER.search(text) and not _encodable(obj):
+                    yield Problem(str(path), lineno, "a \\u escape that is half a character "
+                                  "(a lone UTF-16 surrogate)", text)
+                    continue
                 try:
                     yield from reader.record(obj, text, lineno)
                     seen_good = True
                 except BadRecord as e:
                     yield Problem(str(path), lineno, str(e), text, reader.last_chat)
+
+
+_HALF_CHARACTER = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: valid only in pairs
+
+
+def _encodable(obj: Any) -> bool:
+    """False when a string in `obj` holds a lone surrogate (json.loads accepts "\\ud800")."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _get(obj: dict, key: str, kind: type | tuple, default: Any = None, required: bool = False) -> Any:

@@ -7,10 +7,11 @@ must either import or fail with one FormatError line naming the file: never anot
 never a hang. A damaged chat.db used to end in `sqlite3.DatabaseError: database disk image is
 malformed` from the ROWID watermark read.
 
-Bounded in time: CHATMEM_FUZZ_SECONDS per importer (default 3), split over its fixture kinds;
-CHATMEM_FUZZ_SEED changes the mutants (default 18). A longer run:
+Bounded: CHATMEM_FUZZ_SECONDS per importer (default 3), split over its fixture kinds, and at
+most CHATMEM_FUZZ_MUTANTS per kind (default 300); CHATMEM_FUZZ_SEED changes the mutants
+(default 18). A longer run:
 
-    CHATMEM_FUZZ_SECONDS=120 python -m pytest -q tests/test_fuzz_importers.py
+    CHATMEM_FUZZ_SECONDS=120 CHATMEM_FUZZ_MUTANTS=100000 python -m pytest -q tests/test_fuzz_importers.py
 
 A failure names the seed and mutant number; the same pair rebuilds the same mutant.
 """
@@ -38,6 +39,9 @@ FIXTURES = ROOT / "fixtures"
 SECONDS_PER_IMPORTER = float(os.environ.get("CHATMEM_FUZZ_SECONDS", "3"))
 SEED = int(os.environ.get("CHATMEM_FUZZ_SEED", "18"))
 MIN_MUTANTS = 10  # even on a slow machine, every kind gets at least this many
+# ...and at most this many, so that a fast machine runs the same mutants as the last green run
+# (a longer hunt: CHATMEM_FUZZ_MUTANTS=100000 with CHATMEM_FUZZ_SECONDS)
+MAX_MUTANTS = int(os.environ.get("CHATMEM_FUZZ_MUTANTS", "300"))
 HANG_SECONDS = 20  # a mutant taking longer than this is a hang
 RECORD_TYPES = (rec.Chat, rec.Message, rec.Call, rec.Reaction, rec.Contact, rec.Problem,
                 rec.SourceState, rec.Estimate)
@@ -168,7 +172,7 @@ def test_every_mutant_imports_or_fails_with_one_line(kind, tmp_path):
     deadline = time.monotonic() + budget
     outcomes = {"ok": 0, "error": 0}
     n = 0
-    while n < MIN_MUTANTS or time.monotonic() < deadline:
+    while n < MIN_MUTANTS or (n < MAX_MUTANTS and time.monotonic() < deadline):
         seed = SEED * 1_000_003 + KINDS.index(kind) * 100_000 + n
         folder = tmp_path / f"m{n}"
         target, path, how = build_mutant(kind, folder, seed)
@@ -243,3 +247,26 @@ def test_a_damaged_message_table_is_one_line_not_a_traceback(cli, tmp_path):
     assert result.stderr.startswith("chatmem: error:") and len(result.stderr.strip().splitlines()) == 1
     assert "chat.db" in result.stderr and "malformed" in result.stderr
     assert cli.json("stats")["messages"] == 0
+
+
+def test_a_mangled_vcard_charset_is_read(tmp_path):
+    """Found by the fuzz test: CHARSET=UTF-\\x00 8 raised ValueError (embedded null character)."""
+    path = tmp_path / "c.vcf"
+    path.write_bytes(b"BEGIN:VCARD\r\nVERSION:2.1\r\nFN;CHARSET=UTF-\x008;ENCODING=QUOTED-PRINTABLE:Ben=20Ortiz\r\n"
+                     b"TEL:+15550100002\r\nEND:VCARD\r\n")
+    outcome, message = read_mutant("contacts", path)
+    assert outcome == "ok", message
+
+
+def test_a_lone_surrogate_in_json_lines_is_one_reported_line(tmp_path):
+    """Found by the fuzz test: "\\ud800" parsed, then failed to encode in the id (a traceback)."""
+    import json
+
+    good = {"platform": "whatsapp", "chat": "A", "sender": "A", "timestamp": "2024-01-01T00:00:00+00:00"}
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({**good, "text": "ok"}) + "\n"
+                    + json.dumps({**good, "text": "half"}).replace("half", "half \\ud800") + "\n")
+    records = list(get_importer("jsonl").read(path, rec.ImportOptions()))
+    problems = [r for r in records if isinstance(r, rec.Problem)]
+    assert len(problems) == 1 and problems[0].line == 2 and "surrogate" in problems[0].reason
+    assert sum(isinstance(r, rec.Message) for r in records) == 1
