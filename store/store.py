@@ -88,6 +88,7 @@ class Store:
 
     def __init__(self, home: Path, engine: Engine, config: Config):
         self.cut_short: list[str] = []  # messages indexed by their beginning only
+        self.private_on_close = False  # set when opened to write (Store.open with create)
         self.warnings: list[str] = []  # e.g. other users can read the store (permissions.py)
         self.home = home
         self.engine = engine
@@ -128,6 +129,7 @@ class Store:
         init_schema(engine)
         store = cls(home, engine, config)
         store.warnings = warnings
+        store.private_on_close = True
         store.index.open()
         if new:
             make_private(home)
@@ -168,6 +170,10 @@ class Store:
     def close(self) -> None:
         self.index.close()
         self.engine.dispose()
+        if self.private_on_close:
+            # files other parts wrote meanwhile (vectors, media, state) private too, whatever
+            # the umask: a command that may write leaves nothing readable by other users
+            make_private(self.home)
 
     def __enter__(self) -> Store:
         return self
