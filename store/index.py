@@ -8,7 +8,7 @@ as finished terms; everything else is a column or one compact key per document:
 | `id`    | the message or call id (the only stored value)          | unique term       |
 | `t`     | text, call summaries/transcripts, attachment names:     | term frequencies  |
 |         | exact, stemmed (`~stem`), compound parts, CJK pairs     | (scored, BM25)    |
-| `p`     | adjacent word pairs `a|b` for phrases                   | existence         |
+| `p`     | (index v3 only: word pairs; no longer written or read)  |                   |
 | `c`     | the chat (`source`) id                                  | existence         |
 | `who`   | sender name, handle, display name, `#person-id`         | existence         |
 | `ts`    | UTC seconds                                             | column            |
@@ -131,7 +131,7 @@ class IndexDoc:
 
     def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
         when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
-        terms, pairs = doc_terms(self.text or "", self.lang)
+        terms, _pairs = doc_terms(self.text or "", self.lang)
         code = platform_codes.get(self.platform)
         if code is None:
             code = platform_codes[self.platform] = min(len(platform_codes) + 1, OTHER_PLATFORMS)
@@ -142,8 +142,6 @@ class IndexDoc:
                                "ts": min(max(int(when.timestamp()), 0), MAX_TS), "meta": meta}
         if terms:
             out["t"] = terms
-        if pairs:
-            out["p"] = list(pairs)
         who = [k for k in dict.fromkeys(self.who) if k]
         if who:
             out["who"] = who

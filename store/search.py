@@ -41,7 +41,6 @@ from chatmem.records import KINDS
 
 from .analysis import (
     LANGUAGES,
-    PAIR_SEP,
     STEM_MARK,
     _stemmer,
     fold,
@@ -72,7 +71,7 @@ MAX_FUZZY_TERMS = 4
 HANDFUL = 5  # fewer all-word matches than this: rank any-word matches instead
 STEM_BOOST = 0.6  # another form of the word counts a little less than the word itself
 FUNCTION_BOOST = 0.15
-PHRASE_CHECK_LIMIT = 2000  # phrases of 3+ words: candidates checked against the text, at most
+PHRASE_CHECK_LIMIT = 2000  # phrases: candidates checked against the text, at most
 MAX_QUERY_CHARS = 1000
 
 
@@ -322,7 +321,7 @@ class _Plan:
         self.languages = sorted(set(languages) | {"en"})
         self.fuzzy: dict[str, list[str]] = {}
         self.highlight: set[str] = set()
-        self.phrases: list[list[str]] = []  # phrases of 3+ words, checked on the text
+        self.phrases: list[list[str]] = []  # phrases, checked word by word on the text
         self.unmatched: list[str] = []
 
     def exists(self, term: str, fieldname: str = "t") -> bool:
@@ -402,12 +401,10 @@ class _Plan:
             self.highlight.update(keys)
             if any(k is None for k in keys):
                 return Q.NullQuery
-            pairs = [Q.Term("p", a + PAIR_SEP + b) for a, b in zip(keys, keys[1:])]
-            # scored by its words, matched by its word pairs
-            words = Q.And([Q.Term("t", k) for k in dict.fromkeys(keys)])
-            if len(keys) > 2:
-                self.phrases.append(keys)
-            return Q.Require(words, Q.And(pairs))
+            # found by its words, then checked word by word on the text (word-pair terms made
+            # the index three times the work at import; the check reads a bounded set of texts)
+            self.phrases.append(keys)
+            return Q.And([Q.Term("t", k) for k in dict.fromkeys(keys)])
         if isinstance(node, Not):
             return self.build(node.child)
         assert isinstance(node, Group)
@@ -624,8 +621,7 @@ def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, nee
 
 def _check_phrases(store: Store, searcher, query, check, phrases: list[list[str]],
                    ids_scores: list[tuple[str, float]], total: int, need: int, sort: str):
-    """Keep the matches whose text has every 3+ word phrase word by word (word pairs alone
-    can match "a b" and "b c" apart)."""
+    """Keep the matches whose text has every phrase word by word."""
     if total <= PHRASE_CHECK_LIMIT:
         top, _ = _collect(store, searcher, query, check, total, sort)
         candidates = [(searcher.stored_fields(d)["id"], s) for d, s in top]
