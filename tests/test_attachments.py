@@ -296,3 +296,14 @@ def test_copy_media_keeps_files_readable_when_the_export_is_gone(tmp_path):
         row = attachment(store, "00000003-PHOTO-2024-03-02-18-04-11.jpg", "whatsapp")
         result = read_attachment(store, OWNER, row.id)
     assert result["present"] and result["image"]["original_width"] == 480
+
+
+def test_a_documents_secrets_are_masked_for_a_seat_that_may_not_see_them(tmp_path):
+    path = _zip_export(tmp_path, {"00000001-codes.txt": b"Your code is 482913. Do not share it."})
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(path))
+        with store.read() as conn:
+            doc = conn.execute(select(Attachment.__table__)).first()
+        assert "482913" in read_attachment(store, OWNER, doc.id)["text"]
+        masked = read_attachment(store, ASSISTANT, doc.id)["text"]
+        assert "482913" not in masked and "[masked]" in masked

@@ -203,7 +203,7 @@ def test_doctor_says_where_things_are_and_what_sync_would_read(fixture_home, tmp
     assert {s["status"] for s in r["sync"]} == {"unchanged"}
     os.chmod(home, 0o755)
     text = invoke(home, "doctor").output
-    assert "readable by other users" in text
+    assert "other users on this machine can read the store" in text
     assert "all unchanged" in text
 
 

@@ -236,7 +236,18 @@ def local_text(kind: Kind, data: bytes) -> str | None:
 def read_attachment(store: Store, seat: Seat, attachment_id: str,
                     max_bytes: int = DEFAULT_MAX_BYTES, page: int = 1) -> ReadAttachmentResult:
     """An attachment's content within `max_bytes`: an image scaled to fit, a document's text
-    a page at a time, or what is known of audio and video."""
+    a page at a time, or what is known of audio and video. Text is masked like every other
+    read for a seat that may not see secrets."""
+    from .secrets import masker
+
+    result = _read_attachment(store, seat, attachment_id, max_bytes, page)
+    if "text" in result:
+        result["text"] = masker(seat)(result["text"])
+    return result
+
+
+def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: int,
+                     page: int) -> ReadAttachmentResult:
     attachment_id, max_bytes, page = _check(attachment_id, max_bytes, page)
     info = _lookup(store, seat, attachment_id)
     if info is None:

@@ -4,13 +4,13 @@ index is current, what `sync` would read again, and what looks wrong."""
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from typing_extensions import TypedDict
 
 from chatmem.config import Config, Seat
 from chatmem.store import Store
+from chatmem.store.permissions import permission_warnings
 
 
 class IndexState(TypedDict):
@@ -47,19 +47,6 @@ def _size(path: Path) -> int:
     return 0
 
 
-def _open_to_others(home: Path) -> list[str]:
-    """Store files and folders other local users could read."""
-    exposed = []
-    for path in [home, *home.iterdir()]:
-        try:
-            mode = path.stat().st_mode
-        except OSError:
-            continue
-        if mode & (stat.S_IRWXG | stat.S_IRWXO):
-            exposed.append(path.name or str(path))
-    return exposed
-
-
 def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
     home = store.home
     warnings: list[str] = []
@@ -74,10 +61,7 @@ def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
                         "write the index (any read, when no import runs) catches it up")
     if store.index_busy:
         warnings.append("an import was updating the search index when this ran")
-    exposed = _open_to_others(home)
-    if exposed:
-        warnings.append(f"readable by other users of this machine: {', '.join(exposed)} in "
-                        f"{home}; `chmod -R go-rwx {home}` closes it")
+    warnings += permission_warnings(home)  # what other users of this machine could read
     if store.read_only:
         warnings.append(f"{home} is read-only: reads work, imports and other changes do not")
     preview = store.sync_preview()
