@@ -55,9 +55,12 @@ class Sources(list[tuple[Path, Importer]]):
     """What `find_sources` found: (path, importer) pairs, plus `skipped_links`, the symbolic
     links met inside a folder and not followed (the import report lists them)."""
 
-    def __init__(self, pairs: list[tuple[Path, Importer]] = (), skipped_links: list[Path] = ()):
+    def __init__(self, pairs: list[tuple[Path, Importer]] = (), skipped_links: list[Path] = (),
+                 skipped_files: list[Path] = ()):
         super().__init__(pairs)
         self.skipped_links: list[Path] = list(skipped_links)
+        # files in a folder that no importer recognised (the report lists them)
+        self.skipped_files: list[Path] = list(skipped_files)
 
 
 def find_sources(path: Path, platform: str | None = None) -> Sources:
@@ -73,13 +76,14 @@ def find_sources(path: Path, platform: str | None = None) -> Sources:
         raise FormatError(f"{path}: no such file or folder"
                           + (" (a symbolic link to something missing)" if path.is_symlink() else ""))
     skipped: list[Path] = []
-    sources = _find(path, platform, skipped)
+    unknown: list[Path] = []
+    sources = _find(path, platform, skipped, unknown)
     if not sources:
         links = (f"; {len(skipped)} symbolic link(s) inside were not followed (name one on the "
                  "command line to import it)") if skipped else ""
         raise FormatError(f"{path}: no recognised chat export here "
                           f"(use --platform to say what it is){links}")
-    return Sources(sources, skipped)
+    return Sources(sources, skipped, unknown)
 
 
 def _children(folder: Path, skipped: list[Path]) -> list[Path]:
@@ -106,7 +110,8 @@ def _files_under(folder: Path, skipped: list[Path]) -> list[Path]:
     return out
 
 
-def _find(path: Path, platform: str | None, skipped: list[Path]) -> list[tuple[Path, Importer]]:
+def _find(path: Path, platform: str | None, skipped: list[Path],
+          unknown: list[Path] | None = None) -> list[tuple[Path, Importer]]:
     if platform:
         importer = get_importer(platform)
         if path.is_dir() and not importer.detect(path):
@@ -120,9 +125,11 @@ def _find(path: Path, platform: str | None, skipped: list[Path]) -> list[tuple[P
     out: list[tuple[Path, Importer]] = []
     for child in _children(path, skipped):
         if child.is_dir():
-            out.extend(_find(child, None, skipped))
+            out.extend(_find(child, None, skipped, unknown))
         else:
             importer = detect(child)
             if importer is not None:
                 out.append((child, importer))
+            elif unknown is not None:
+                unknown.append(child)
     return out

@@ -236,7 +236,8 @@ class Store:
                        wait: bool = True, on_progress: Callable[..., None] | None = None,
                        on_wait: Callable[[], None] | None = None) -> list[Report]:
         """Import sources found by `chatmem.importers.find_sources`. One report per source, then
-        one per symbolic link the folder walk did not follow (status `skipped`)."""
+        one per symbolic link the folder walk did not follow and per file it did not recognise
+        (status `skipped`)."""
         options = options or self.default_options()
         reports = []
         with self.import_lock(wait=wait, on_wait=on_wait):
@@ -245,6 +246,10 @@ class Store:
                                                   on_progress=on_progress))
         for link in getattr(sources, "skipped_links", ()):
             reports.append(skipped_link_report(link))
+        for file in getattr(sources, "skipped_files", ()):
+            reports.append(Report(path=str(file), platform="", status="skipped",
+                                  notes=["not a chat export chatmem recognises (--platform says "
+                                         "what a file is)"]))
         return reports
 
     def default_options(self) -> rec.ImportOptions:

@@ -292,3 +292,16 @@ def test_the_apps_own_notices_make_no_person(tmp_path):
     people = json.loads(invoke(home, "people", "--json").output)
     names = [p["name"] for p in (people["people"] if isinstance(people, dict) else people)]
     assert "Signal" not in names and "Anna Berg" in names
+
+
+def test_a_folder_import_lists_the_files_it_skipped(tmp_path):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / ANNA.name).write_bytes(ANNA.read_bytes())
+    (folder / "holiday.jpg").write_bytes(b"\xff\xd8\xff not a chat")
+    (folder / "notes.md").write_text("shopping list", encoding="utf-8")
+    r = invoke(tmp_path / "home", "import", str(folder))
+    assert r.exit_code == 0, r.output
+    assert f"{folder / 'holiday.jpg'}: skipped" in r.output
+    assert f"{folder / 'notes.md'}: skipped" in r.output
+    assert "not a chat export chatmem recognises" in r.output
