@@ -246,10 +246,19 @@ class Store:
                                                   on_progress=on_progress))
         for link in getattr(sources, "skipped_links", ()):
             reports.append(skipped_link_report(link))
+        by_folder: dict[Path, list[Path]] = {}
         for file in getattr(sources, "skipped_files", ()):
-            reports.append(Report(path=str(file), platform="", status="skipped",
-                                  notes=["not a chat export chatmem recognises (--platform says "
-                                         "what a file is)"]))
+            by_folder.setdefault(file.parent, []).append(file)
+        for folder, files in by_folder.items():
+            if len(files) <= 5:
+                reports += [Report(path=str(f), platform="", status="skipped",
+                                   notes=["not a chat export chatmem recognises (--platform says "
+                                          "what a file is)"]) for f in files]
+            else:  # a folder of photos, say: one line, not one per file
+                names = ", ".join(f.name for f in files[:3])
+                reports.append(Report(path=f"{folder}{os.sep}", platform="", status="skipped",
+                                      notes=[f"{len(files):,} files not recognised as chat exports "
+                                             f"(e.g. {names})"]))
         return reports
 
     def default_options(self) -> rec.ImportOptions:

@@ -305,3 +305,14 @@ def test_a_folder_import_lists_the_files_it_skipped(tmp_path):
     assert f"{folder / 'holiday.jpg'}: skipped" in r.output
     assert f"{folder / 'notes.md'}: skipped" in r.output
     assert "not a chat export chatmem recognises" in r.output
+
+
+def test_a_folder_full_of_other_files_is_one_line(tmp_path):
+    folder = tmp_path / "exports"
+    (folder / "photos").mkdir(parents=True)
+    (folder / ANNA.name).write_bytes(ANNA.read_bytes())
+    for i in range(40):
+        (folder / "photos" / f"IMG_{i:04d}.jpg").write_bytes(b"\xff\xd8\xff")
+    r = invoke(tmp_path / "home", "import", str(folder))
+    assert r.exit_code == 0 and "40 files not recognised as chat exports" in r.output
+    assert r.output.count("IMG_") == 3

@@ -438,7 +438,7 @@ def test_fixture_is_what_the_builder_writes(tmp_path: Path) -> None:
 def test_fixture_imports_through_the_cli_and_again_adds_nothing(cli) -> None:
     if not FIXTURE_DB.is_file():
         pytest.skip("fixture not built")
-    first = cli.json("import", FIXTURE_DB.parent)
+    first = [r for r in cli.json("import", FIXTURE_DB.parent) if r["status"] != "skipped"]
     assert {r["platform"] for r in first} == {"imessage"}
     assert sum(r["messages"]["new"] for r in first) > 0
     again = cli.json("import", "--force", FIXTURE_DB.parent)
