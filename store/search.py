@@ -549,7 +549,7 @@ def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Call
 
 
 def _scoped(store: Store, query: Q.Query, readable: set[str] | None) -> Q.Query:
-    """The seat's scope: only its chats, or everything but the others (the shorter list)."""
+    """The seat's scope: only its chats."""
     if readable is None:
         return query
     everything = store_chat_ids(store)
@@ -558,9 +558,9 @@ def _scoped(store: Store, query: Q.Query, readable: set[str] | None) -> Q.Query:
         return query
     if not readable:
         raise _Nothing
-    if len(readable) <= len(hidden):
-        return Q.And([query, _or_terms("c", sorted(readable))])
-    return Q.AndNot(query, _or_terms("c", sorted(hidden)))
+    # always the chats it may read: Whoosh's AndNot counted (and listed) documents its
+    # exclusion should have removed, which let a seat see hits and totals of hidden chats
+    return Q.And([query, _or_terms("c", sorted(readable))])
 
 
 def store_chat_ids(store: Store) -> set[str]:

@@ -204,9 +204,6 @@ def test_the_assistant_seat_over_http_finds_dinner_and_reads_the_book_club(http)
         assert ctx["approx_tokens"] <= 600
 
 
-@pytest.mark.xfail(reason="scope leak in the rewritten search (main 0372c6c..39d6d5d): after the notebook "
-                          "seat logged turns over HTTP, the assistant seat got an iMessage result; "
-                          "reported to issue 14", strict=False)
 def test_the_assistant_seat_over_http_sees_nothing_of_imessage(http):
     with http_session(http.url, ASSISTANT_TOKEN) as client:
         # the assistant may not read iMessage: asking for it says nothing is there, exactly

@@ -504,9 +504,6 @@ def test_the_http_config_as_shown(untouched, tmp_path):
     assert not used["tools"] & {"start_conversation", "log_conversation_turn", "save_memory"}
 
 
-@pytest.mark.xfail(strict=True, reason="seen 2026-11-30 13:08 on main: a seat limited to whatsapp and "
-                   "signal gets a telegram hit for 'coffee' over HTTP (a scope leak, or a merged chat "
-                   "showing another platform); remove this mark when it is fixed")
 def test_the_http_seat_shown_sees_only_its_platforms(untouched, tmp_path):
     used, seat_yaml = use_http_config(untouched, tmp_path)
     platforms = set(yaml.safe_load(seat_yaml)["seats"]["assistant"]["platforms"])

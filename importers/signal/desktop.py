@@ -368,7 +368,9 @@ class _Run:
         encrypted = bool(a.get("localKey")) and (a.get("version") or 0) >= 2
         return Attachment(
             name=a.get("fileName"), mime_type=a.get("contentType"), size=a.get("size"),
-            path=str(file) if present else None, present=present,
+            # where the file is; when it is not there, the path Signal recorded (relative to
+            # its attachments.noindex folder), so nothing the source said is lost
+            path=str(file) if present else relative, present=present,
             key=a.get("localKey") if encrypted else None,
             text=a.get("caption") or None,
         )
