@@ -32,6 +32,7 @@ from sqlalchemy import select
 from chatmem.errors import ChatmemError
 
 from . import models as m
+from .permissions import open_private
 
 MAX_READ_BYTES = 256 * 1024**2  # never read more than this of one attachment into memory
 
@@ -136,31 +137,12 @@ def read_bytes(locator: str, *, key: str | None = None, size: int | None = None,
     return data
 
 
-def is_present(locator: str | None) -> bool:
-    """Whether the locator reaches a file now (cheap: no decryption, no reading)."""
-    if not locator:
-        return False
-    if locator.startswith("zip:"):
-        outer, _, rest = locator[len("zip:"):].partition("!")
-        if not os.path.isfile(outer):
-            return False
-        try:
-            with zipfile.ZipFile(outer) as zf:
-                first = rest.split("!", 1)[0]
-                zf.getinfo(first)
-            return True
-        except (KeyError, zipfile.BadZipFile, OSError):
-            return False
-    return os.path.isfile(locator)
-
-
 def copy_into(store_media: Path, name: str, data: bytes) -> str:
     """Write a copy of an attachment into the store's media folder (0600); its file name."""
     store_media.mkdir(mode=0o700, parents=True, exist_ok=True)
     target = store_media / name
     tmp = target.with_name(name + ".partial")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
+    with open_private(tmp, "wb") as f:
         f.write(data)
     os.replace(tmp, target)
     return name

@@ -114,10 +114,5 @@ def refresh_for_reads(store: Store) -> None:
     """Before a read in a long-running face: see what another process (`chatmem import`,
     `chatmem sync`) added since the last call, cheaply when nothing was. An import indexing
     right now is not waited for: the read answers from what is indexed already."""
-    from chatmem.store.store import INDEX_LOCK, FileLock
-
-    indexing = FileLock(store.home / INDEX_LOCK)
-    if indexing.acquire(wait=False):
-        indexing.release()
-        store.catch_up_index()
+    store.catch_up_index(wait=False)
     store.index.refresh()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -28,6 +27,8 @@ def attachment(app: AppContext, attachment_id: str, out: Path | None, page: int,
                as_json: bool):
     """One attachment (an a_… id from `chatmem raw`): its text, what is known of it, or with
     --out its original file. Images show their size here; --out writes the picture."""
+    from chatmem.store.permissions import open_private
+
     from ..attachments import attachment_bytes, read_attachment
 
     store, seat = app.store(), app.seat()
@@ -35,8 +36,7 @@ def attachment(app: AppContext, attachment_id: str, out: Path | None, page: int,
         info, data = attachment_bytes(store, seat, attachment_id)
         tmp = out.with_name(out.name + ".partial")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as f:
+            with open_private(tmp, "wb") as f:
                 f.write(data)
             tmp.replace(out)
         except OSError as e:
