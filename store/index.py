@@ -49,21 +49,24 @@ from chatmem.records import KINDS
 
 from . import models as m
 from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
+from .media import ATTACHMENT_TYPES, attachment_type
 from .people import sender_name
 from .permissions import make_private
 
 STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
-INDEX_VERSION = 3
+# 4: the attachment types of a message in `meta` (has:image, has:video, ...)
+INDEX_VERSION = 4
 BULK_THRESHOLD = 20_000  # above this many documents, write with two processes
 INDEX_BATCH = 5000
 LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
 
 # the `meta` column: bits 0-7 platform (a number per platform name, kept in the index state),
-# 8-10 kind, 11 group, 12 attachment, 13 deleted
+# 8-10 kind, 11 group, 12 attachment, 13 deleted, 14-18 attachment types (ATTACHMENT_TYPES)
 _PLATFORM_BITS, _KIND_SHIFT, _KIND_BITS = 0xFF, 8, 0x7
 GROUP_BIT, ATTACHMENT_BIT, DELETED_BIT = 1 << 11, 1 << 12, 1 << 13
+TYPE_BITS = {kind: 1 << (14 + i) for i, kind in enumerate(ATTACHMENT_TYPES)}
 MAX_TS = 2**32 - 1
 OTHER_PLATFORMS = 0xFF  # the 255th platform name and every one after it share a number
 # A message longer than this is searchable by its first INDEX_TEXT_CHARS characters (it is
@@ -128,6 +131,7 @@ class IndexDoc:
     attachment: bool = False
     deleted: bool = False
     lang: str = DEFAULT_LANGUAGE
+    types: frozenset[str] = frozenset()  # the attachment types (ATTACHMENT_TYPES) it carries
 
     def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
         when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
@@ -138,6 +142,8 @@ class IndexDoc:
         meta = (code | kind_code(self.kind) << _KIND_SHIFT
                 | (GROUP_BIT if self.group else 0) | (ATTACHMENT_BIT if self.attachment else 0)
                 | (DELETED_BIT if self.deleted else 0))
+        for kind in self.types:
+            meta |= TYPE_BITS[kind]
         out: dict[str, Any] = {"id": self.id, "c": [self.chat_id],
                                "ts": min(max(int(when.timestamp()), 0), MAX_TS), "meta": meta}
         if terms:
@@ -373,10 +379,14 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
     mt, ct, ch, at = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Attachment.__table__
     chats = {r.id: r for r in conn.execute(select(ch.c.id, ch.c.is_group))}
     attachments: dict[str, list[str]] = {}
-    q = (select(at.c.message_id, at.c.name, at.c.mime_type).join(mt, mt.c.id == at.c.message_id)
-         .where(mt.c.seq > since))
+    types: dict[str, set[str]] = {}
+    q = (select(at.c.message_id, at.c.name, at.c.mime_type, at.c.text)
+         .join(mt, mt.c.id == at.c.message_id).where(mt.c.seq > since))
     for r in conn.execute(q):
-        attachments.setdefault(r.message_id, []).append(r.name or r.mime_type or "")
+        # its name (or type) and what the source said of it (caption, transcript, title)
+        words = [r.name or r.mime_type or "", *([r.text] if r.text else [])]
+        attachments.setdefault(r.message_id, []).extend(words)
+        types.setdefault(r.message_id, set()).add(attachment_type(r.mime_type, r.name))
 
     def lang_of(chat_id: str) -> str:
         lang = languages.get(chat_id)
@@ -410,7 +420,8 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
             who.append(person_key(r.person_id))
         yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind=r.kind,
                        when=r.sent_at, who=who, group=bool(chat.is_group) if chat else False,
-                       attachment=bool(files), deleted=bool(r.deleted), lang=lang_of(r.chat_id))
+                       attachment=bool(files), deleted=bool(r.deleted), lang=lang_of(r.chat_id),
+                       types=frozenset(types.get(r.id, ())))
     q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
     for r in conn.execute(q):
         chat = chats.get(r.chat_id)

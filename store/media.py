@@ -36,6 +36,37 @@ from .permissions import open_private
 
 MAX_READ_BYTES = 256 * 1024**2  # never read more than this of one attachment into memory
 
+# What an attachment is, for the type filter (`has:image`, attachment_type=...) and for how
+# read_attachment returns it: by its MIME type, else by its file name's extension.
+ATTACHMENT_TYPES = ("image", "video", "audio", "document", "other")
+_EXTENSIONS = {
+    "image": ("jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "bmp", "tif", "tiff", "tgs"),
+    "video": ("mp4", "mov", "3gp", "webm", "mkv", "avi", "m4v"),
+    "audio": ("opus", "ogg", "oga", "mp3", "m4a", "aac", "amr", "wav", "caf", "flac"),
+    "document": ("pdf", "txt", "md", "csv", "json", "vcf", "ics", "log", "doc", "docx", "xls",
+                 "xlsx", "ppt", "pptx", "odt", "ods", "odp", "rtf", "pages", "numbers", "key",
+                 "epub", "html", "htm", "xml"),
+}
+_DOCUMENT_TYPES = ("text/", "application/pdf", "application/json", "application/xml",
+                   "application/csv", "application/msword", "application/rtf", "application/epub",
+                   "application/vnd.openxmlformats", "application/vnd.ms-", "application/vnd.oasis",
+                   "application/vnd.apple", "application/x-iwork")
+
+
+def attachment_type(mime: str | None, name: str | None) -> str:
+    """image, video, audio, document or other (one of ATTACHMENT_TYPES)."""
+    mime = (mime or "").lower().strip()
+    for kind in ("image", "video", "audio"):
+        if mime.startswith(kind + "/"):
+            return kind
+    if mime.startswith(_DOCUMENT_TYPES):
+        return "document"
+    ext = name.rsplit(".", 1)[-1].lower() if name and "." in name else ""
+    for kind, extensions in _EXTENSIONS.items():
+        if ext in extensions:
+            return kind
+    return "other"
+
 
 class MediaMissing(ChatmemError):
     """The file is not where the import found it (or never was): not present on this machine."""

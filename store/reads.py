@@ -170,7 +170,7 @@ class Reader:
 
     def message_extras(self, rows: list[Row]) -> dict[str, dict[str, Any]]:
         """What an item needs beyond its row, for many messages at once: id -> {"attachments":
-        [(name, mime type)], "reply_to": the replied-to row (id, sender, person_id, text,
+        [(name, mime type, attachment id, present or copied)], "reply_to": the replied-to row (id, sender, person_id, text,
         deleted), "earlier": the text a deleted message had where an import kept it}."""
         at, vt = m.Attachment.__table__, m.MessageVersion.__table__
         out: dict[str, dict[str, Any]] = {r.id: {} for r in rows}
@@ -178,10 +178,12 @@ class Reader:
         targets = {r.reply_to for r in rows if getattr(r, "reply_to", None)}
         deleted = [r.id for r in rows if getattr(r, "deleted", False)]
         for i in range(0, len(ids), IN_BATCH):
-            for row in self.conn.execute(select(at.c.message_id, at.c.name, at.c.mime_type)
+            for row in self.conn.execute(select(at.c.message_id, at.c.name, at.c.mime_type, at.c.id,
+                                                at.c.present, at.c.copied)
                                          .where(at.c.message_id.in_(ids[i:i + IN_BATCH]))
                                          .order_by(at.c.message_id, at.c.position)):
-                out[row.message_id].setdefault("attachments", []).append((row.name, row.mime_type))
+                out[row.message_id].setdefault("attachments", []).append(
+                    (row.name, row.mime_type, row.id, bool(row.present or row.copied)))
         quoted = {}
         if targets:
             quoted = {row.id: row for row in self.conn.execute(

@@ -17,6 +17,7 @@ The query language (what people and assistants type):
 | `with:lena`             | in chats with that person                                         |
 | `after:2024-01-31`      | on or after that day; `before:` up to and including that day      |
 | `has:attachment`        | messages with a file                                              |
+| `has:image`             | messages with a file of that type: image, video, audio, document  |
 | `is:deleted`            | messages deleted for everyone                                     |
 | `platform:signal`       | one platform                                                      |
 
@@ -54,6 +55,7 @@ from .index import (
     ATTACHMENT_BIT,
     DELETED_BIT,
     GROUP_BIT,
+    TYPE_BITS,
     kind_code,
     person_key,
     sender_key,
@@ -293,6 +295,7 @@ class SearchFilter:
     kinds: Iterable[str] | None = None
     group: bool | None = None
     attachment: bool | None = None
+    attachment_types: Iterable[str] | None = None  # files of each of these types (media.ATTACHMENT_TYPES)
     deleted: bool | None = None
     since: datetime | None = None  # UTC, inclusive
     until: datetime | None = None  # UTC, inclusive
@@ -450,9 +453,13 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         plan = _Plan(reader, index.languages().values())
         keys, check = _filter_parts(store, flt)
         if parsed.root is None:
-            if keys is None:
-                raise QueryError("give words to search for, or a sender, person or chat to list")
-            base, keys = keys, None
+            if keys is not None:
+                base, keys = keys, None
+            elif flt.attachment or flt.attachment_types:
+                base = Q.Every()  # every message with a file (of a type): the columns decide
+            else:
+                raise QueryError("give words to search for, or a sender, person, chat or "
+                                 "attachment type to list")
         else:
             base = plan.build(parsed.root)
         query = Q.And([base, keys]) if keys is not None else base
@@ -529,11 +536,20 @@ def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Call
         if flag is not None:
             flags_mask |= bit
             flags_want |= bit if flag else 0
+    types_mask = 0
+    if flt.attachment_types is not None:
+        for kind in flt.attachment_types:
+            types_mask |= TYPE_BITS.get(kind, 0)
+        if not types_mask:
+            raise _Nothing
 
     check = None
-    if platforms is not None or kinds is not None or lo is not None or hi is not None or flags_mask:
+    if (platforms is not None or kinds is not None or lo is not None or hi is not None or flags_mask
+            or types_mask):
         def check(meta: int, ts: int) -> bool:
             if platforms is not None and meta & _PLATFORM_BITS not in platforms:
+                return False
+            if types_mask and meta & types_mask != types_mask:
                 return False
             if kinds is not None and (meta >> _KIND_SHIFT) & 0x7 not in kinds:
                 return False

@@ -307,3 +307,49 @@ def test_a_documents_secrets_are_masked_for_a_seat_that_may_not_see_them(tmp_pat
         assert "482913" in read_attachment(store, OWNER, doc.id)["text"]
         masked = read_attachment(store, ASSISTANT, doc.id)["text"]
         assert "482913" not in masked and "[masked]" in masked
+
+
+# ---------------------------------------------------------------- the type filter
+
+
+def _types_of(result: dict) -> list[set[str]]:
+    from chatmem.store.media import attachment_type
+
+    return [{attachment_type(a["type"], a["name"]) for a in r.get("attachments", [])}
+            for r in result["results"]]
+
+
+def test_search_by_attachment_type(store):
+    from chatmem.errors import QueryError
+    from chatmem.tools.search import search_memory
+
+    images = search_memory(store, OWNER, "has:image", limit=50)
+    names = {a["name"] for r in images["results"] for a in r["attachments"]}
+    assert {"trail.jpg", "route-map.jpeg", "00000003-PHOTO-2024-03-02-18-04-11.jpg"} <= names
+    assert images["total"] > 0 and all("image" in t for t in _types_of(images))
+    docs = search_memory(store, OWNER, "", attachment_type="document", limit=50)
+    assert "route.pdf" in {a["name"] for r in docs["results"] for a in r["attachments"]}
+    assert all("document" in t for t in _types_of(docs))
+    assert not {"trail.jpg", "route-map.jpeg"} & {a["name"] for r in docs["results"] for a in r["attachments"]}
+    voice = search_memory(store, OWNER, "has:voice", limit=50)  # a word people use for audio
+    assert voice["total"] > 0 and all("audio" in t for t in _types_of(voice))
+    # the argument and the operator both hold: a document that is also an image is none here
+    assert search_memory(store, OWNER, "has:image", attachment_type="document")["total"] == 0
+    # words and the type together: the photo named "trail", not the PDF about the trail
+    trail = search_memory(store, OWNER, "trail has:image", limit=50)
+    assert trail["total"] >= 1 and all("image" in t for t in _types_of(trail))
+    with pytest.raises(QueryError, match="has:image"):
+        search_memory(store, OWNER, "has:spreadsheet")
+    with pytest.raises(ArgumentError, match="attachment_type must be one of"):
+        search_memory(store, OWNER, "trail", attachment_type="jpeg")
+
+
+def test_cli_search_by_type(home):
+    from click.testing import CliRunner
+
+    from chatmem.tools.cli import cli
+
+    args = ["--home", str(home), "--config", str(FIXTURES / "config.yaml")]
+    r = CliRunner().invoke(cli, [*args, "search", "--type", "document"])
+    assert r.exit_code == 0, r.output
+    assert "route.pdf" in r.output and "route-map.jpeg" not in r.output

@@ -29,6 +29,7 @@ from chatmem.store.media import (
     MediaMissing,
     MediaUnreadable,
     attachment_info,
+    attachment_type,
     read_bytes,
 )
 
@@ -76,18 +77,15 @@ class ReadAttachmentResult(TypedDict):
 
 
 def _kind(mime: str | None, name: str | None) -> Kind:
+    kind = attachment_type(mime, name)
+    if kind in ("image", "audio", "video"):
+        return kind  # type: ignore[return-value]
     mime = (mime or "").lower()
     ext = (name or "").rsplit(".", 1)[-1].lower() if name and "." in name else ""
-    if mime.startswith("image/") or ext in ("jpg", "jpeg", "png", "gif", "webp", "heic", "heif"):
-        return "image"
     if mime == "application/pdf" or ext == "pdf":
         return "pdf"
     if mime.startswith(TEXT_TYPES) or ext in ("txt", "md", "csv", "json", "vcf", "ics", "log"):
         return "text"
-    if mime.startswith("audio/") or ext in ("opus", "ogg", "mp3", "m4a", "aac", "amr", "wav", "caf"):
-        return "audio"
-    if mime.startswith("video/") or ext in ("mp4", "mov", "3gp", "webm"):
-        return "video"
     return "other"
 
 

@@ -44,10 +44,11 @@ def shown_text(row: Any, extra: Mapping[str, Any] | None, mask: Callable[[str], 
     return mask(text)
 
 
-def attachment_refs(extra: Mapping[str, Any] | None) -> list[dict[str, str]]:
-    """[{"name": "trail.jpg", "type": "image/jpeg"}] for a message's attachments."""
-    return [{"name": name or "(no name)", "type": mime or "unknown"}
-            for name, mime in (extra or {}).get("attachments", [])]
+def attachment_refs(extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """[{"name": "trail.jpg", "type": "image/jpeg", "id": "a_…", "present": true}] for a
+    message's attachments (read_attachment takes the id)."""
+    return [{"name": name or "(no name)", "type": mime or "unknown", "id": aid, "present": present}
+            for name, mime, aid, present in (extra or {}).get("attachments", [])]
 
 
 def reply_ref(extra: Mapping[str, Any] | None, names: Mapping[str, str] | None,
@@ -64,7 +65,7 @@ def reply_ref(extra: Mapping[str, Any] | None, names: Mapping[str, str] | None,
     return {"id": target.id, "quote": mask(f"{sender}: {text}" if sender else text)}
 
 
-def describe(kind: str, text: str, attachments: list[dict[str, str]]) -> str:
+def describe(kind: str, text: str, attachments: list[dict[str, Any]]) -> str:
     """The text as a line that says something: "(deleted)", "[photo.jpg, image/jpeg]"."""
     files = ", ".join(f"{a['name']}, {a['type']}" for a in attachments)
     parts = [text] if text else []

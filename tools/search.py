@@ -16,6 +16,7 @@ from chatmem.errors import ArgumentError, QueryError
 from chatmem.records import KINDS
 from chatmem.store import Store
 from chatmem.store.analysis import matched_spans
+from chatmem.store.media import ATTACHMENT_TYPES
 from chatmem.store.search import (
     ParsedQuery,
     SearchFilter,
@@ -49,7 +50,12 @@ MAX_OFFSET = 10_000
 SNIPPET_CHARS = 160
 DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 HAS_VALUES = {"attachment": "attachment", "attachments": "attachment", "file": "attachment",
-              "files": "attachment", "media": "attachment"}
+              "files": "attachment", "media": "attachment",
+              # the attachment types (store.media.ATTACHMENT_TYPES) and the words people use for them
+              "image": "image", "images": "image", "photo": "image", "photos": "image",
+              "picture": "image", "pictures": "image", "video": "video", "videos": "video",
+              "audio": "audio", "voice": "audio", "document": "document", "documents": "document",
+              "doc": "document", "docs": "document", "pdf": "document", "other": "other"}
 IS_VALUES = ("deleted",)
 
 
@@ -64,14 +70,19 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
                   source: str | None = None, sender: str | None = None, group: bool | None = None,
                   since: str | None = None, until: str | None = None, limit: int = 10,
                   sort: str = "relevance", person: str | None = None, offset: int = 0,
-                  mode: str | None = None) -> SearchResult:
+                  mode: str | None = None, attachment_type: str | None = None) -> SearchResult:
     """Messages and calls matching `query`, best (or newest) first, with exact totals.
 
     `person` (a name, phone number, e-mail or person id) finds that person's messages on
     every platform, whatever name each platform shows for them. `mode` is keyword, semantic
-    or hybrid (tools/semantic.py; hybrid by default where the semantic extra is installed)."""
+    or hybrid (tools/semantic.py; hybrid by default where the semantic extra is installed).
+    `attachment_type` (image, video, audio, document, other) keeps messages with such a file;
+    it is a keyword search (by meaning, files are not told apart)."""
     timer = Timer()
-    mode = resolve_mode(mode)
+    types = _attachment_types(attachment_type)
+    if types is not None and mode in ("semantic", "hybrid"):
+        raise ArgumentError(f"attachment_type works with mode keyword, not {mode}")
+    mode = "keyword" if types is not None else resolve_mode(mode)
     limit = check_int(limit, "limit", 1, 50)
     offset = check_int(offset, "offset", 0, MAX_OFFSET)
     if isinstance(sort, str):
@@ -84,7 +95,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         if value is not None and (not isinstance(value, str) or len(value) > 200):
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
     platform = check_platform(platform, known_platforms(store))
-    if not isinstance(query, str) or (not query.strip() and not (person or sender or source)):
+    if not isinstance(query, str) or (not query.strip() and not (person or sender or source or types)):
         raise ArgumentError("query must be a non-empty string of words (1 to 1000 characters)")
     if len(query) > MAX_QUERY_CHARS:
         raise ArgumentError(f"query must be at most {MAX_QUERY_CHARS} characters; got {len(query)}")
@@ -106,7 +117,7 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
                                  sort=sort, since=since, until=until, bounds=(t_since, t_until),
                                  platform=platform, source=source, sender=sender, group=group,
                                  person=person)
-    flt = SearchFilter(group=group, since=t_since, until=t_until)
+    flt = SearchFilter(group=group, since=t_since, until=t_until, attachment_types=types)
     matched: dict[str, str] = {}
     if platform:
         flt.platforms = [platform]
@@ -185,9 +196,14 @@ def _apply_operators(store: Store, parsed: ParsedQuery, flt: SearchFilter, match
             t = _day_end(value, parse_time(value, "before:", tz))
             flt.until = t if flt.until is None or (t and t < flt.until) else flt.until
         elif name == "has":
-            if value.lower() not in HAS_VALUES:
-                raise QueryError(f"has:{value} is not known; has:attachment is")
-            flt.attachment = True
+            wanted = HAS_VALUES.get(value.lower())
+            if wanted is None:
+                known = ", ".join(f"has:{t}" for t in ("attachment", *ATTACHMENT_TYPES))
+                raise QueryError(f"has:{value} is not known; {known} are")
+            if wanted == "attachment":
+                flt.attachment = True
+            else:  # both hold when both are given: a message with files of both types
+                flt.attachment_types = [*(flt.attachment_types or []), wanted]
         elif name == "is":
             if value.lower() not in IS_VALUES:
                 raise QueryError(f"is:{value} is not known; is:deleted is")
@@ -198,6 +214,16 @@ def _apply_operators(store: Store, parsed: ParsedQuery, flt: SearchFilter, match
             except ArgumentError as e:
                 raise QueryError(f"platform:{value}: {e}") from None
             flt.platforms = _narrow(flt.platforms, [p] if p else [])
+
+
+def _attachment_types(value: Any) -> list[str] | None:
+    """The attachment_type argument: None, or one of ATTACHMENT_TYPES (the has: words too)."""
+    if value is None:
+        return None
+    wanted = HAS_VALUES.get(value.strip().lower()) if isinstance(value, str) else None
+    if wanted is None or wanted == "attachment":
+        raise ArgumentError(f"attachment_type must be one of {', '.join(ATTACHMENT_TYPES)}; got {value!r}")
+    return [wanted]
 
 
 def _narrow(current, new: list[str]) -> list[str]:

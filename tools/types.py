@@ -22,6 +22,8 @@ Kind = Literal["text", "media", "system", "call", "deleted"]
 class AttachmentRef(TypedDict):
     name: str  # file name
     type: str  # MIME type
+    id: str  # the attachment id (a_…) read_attachment reads
+    present: bool  # its file was found (or copied into the store)
 
 
 @with_config(STRICT)

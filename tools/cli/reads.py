@@ -34,17 +34,20 @@ from .output import emit, highlight, table
 @click.option("--mode", type=click.Choice(["keyword", "semantic", "hybrid"]), default=None,
               help="keyword: the words as written; semantic: close in meaning; hybrid: both, fused. "
                    "Default: hybrid with search by meaning installed (chatmem[semantic]), else keyword.")
+@click.option("--type", "attachment_type",
+              type=click.Choice(["image", "video", "audio", "document", "other"]), default=None,
+              help="Only messages with a file of this type (same as has:TYPE); WORDS may be left out.")
 @json_option
 @click.pass_obj
 @handle_errors
 def search(app: AppContext, words, platform, source, sender, person, group, since, until, limit,
-           offset, sort, mode, as_json):
+           offset, sort, mode, attachment_type, as_json):
     """Search what was said: all words must match; "a phrase" (in quotes inside the argument),
     a OR b, prefix*, and -word to leave out (`chatmem search tea -coffee`, or after `--`).
 
     With search by meaning installed, messages that say the same in other words or another
-    language are found too (--mode). With --person, --sender or --source, WORDS may be left out
-    to list everything they wrote, newest first.
+    language are found too (--mode). With --person, --sender, --source or --type, WORDS may be
+    left out to list everything they wrote (or every file of that type), newest first.
     """
     from ..search import search_memory
 
@@ -55,7 +58,7 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
         sort = "relevance" if words else "newest"
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
                            sender=sender, group=group, since=since, until=until, limit=limit, sort=sort,
-                           person=person, offset=offset, mode=mode)
+                           person=person, offset=offset, mode=mode, attachment_type=attachment_type)
     if as_json:
         emit(result, True)
         return

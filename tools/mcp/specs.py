@@ -102,10 +102,17 @@ def _search_memory(run: Run):
                         "other words or languages), or `hybrid` (both, fused; each result's `legs` "
                         "says which found it). Default: hybrid where search by meaning is installed, "
                         "else keyword.")] = None,
+        attachment_type: Annotated[Literal["image", "video", "audio", "document", "other"] | None,
+                                   Field(description="Only messages with a file of this type "
+                                         "(photos are `image`, voice notes `audio`, PDFs and other "
+                                         "documents `document`); `query` may then be just "
+                                         "has:TYPE to list them all. A keyword search. Default: "
+                                         "any message.")]
+        = None,
     ) -> SearchResult:
         return run("search_memory", query=query, platform=platform, source=source, sender=sender,
                    group=group, since=since, until=until, limit=limit, sort=sort, person=person,
-                   offset=offset, mode=mode)
+                   offset=offset, mode=mode, attachment_type=attachment_type)
 
     return search_memory
 
@@ -273,7 +280,9 @@ TOOL_SPECS: list[ToolSpec] = [
         "transliterations), and when that finds fewer than a handful, any word, ranked (`any word`). "
         "A word with no hits is tried with near spellings (`fuzzy` says which). Query syntax: "
         "\"exact phrase\", OR, -exclude, prefix*, and operators from:NAME, in:CHAT, with:PERSON, "
-        "after:YYYY-MM-DD, before:YYYY-MM-DD, has:attachment, is:deleted, platform:NAME. "
+        "after:YYYY-MM-DD, before:YYYY-MM-DD, has:attachment, has:image (also has:video, "
+        "has:audio, has:document), is:deleted, platform:NAME. Attachments found have an `id` "
+        "that read_attachment reads. "
         "Use it first to find what was said about something; then get_context for the messages "
         "around a hit, get_conversation_context for the whole conversation, or read_raw_data for "
         "one record in full. To find a chat by a person's or group's name use list_chats instead."),
