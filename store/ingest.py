@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import and_, func, select, tuple_
+from sqlalchemy import and_, bindparam, case, func, or_, select, tuple_
 from sqlalchemy.engine import Connection
 
 from chatmem import records as rec
@@ -194,6 +194,10 @@ class Ingest:
         self.reactions: list[rec.Reaction] = []
         self.touched_chats: set[str] = set()
         self.inserted: Counter[str] = Counter()  # messages inserted per chat
+        # chat id → [first, last] time of the messages this import inserted in it
+        self.span: dict[str, list[datetime]] = {}
+        self.recount: set[str] = set()  # chats whose stored messages changed: first/last asked again
+        self.pending_chats: list[rec.Chat] = []  # written before the next batch that may need them
         self.chat_names: dict[str, str] = {}
         self.state: rec.SourceState | None = None
         self.count = 0
@@ -220,9 +224,13 @@ class Ingest:
                 if len(self.messages) >= BATCH:
                     self.flush_messages()
             elif isinstance(r, rec.Chat):
-                self.flush_messages()  # a chat may be renamed between batches
+                # written, in order, before the next batch of messages: a source that names
+                # its chat before each of a few messages (Signal, by conversation) costs one
+                # batch, not one per chat
                 self.reconcile.chat(r)
-                self.upsert_chat(r)
+                self.pending_chats.append(r)
+                if len(self.pending_chats) >= BATCH:
+                    self.flush_chats()
             elif isinstance(r, rec.Call):
                 self.calls.append(r)
                 if len(self.calls) >= BATCH:
@@ -230,6 +238,7 @@ class Ingest:
             elif isinstance(r, rec.Reaction):
                 self.reactions.append(r)
             elif isinstance(r, rec.Problem):
+                self.flush_chats()
                 self.add_problem(r)
             elif isinstance(r, rec.Contact):
                 self.add_contact(r)
@@ -238,12 +247,14 @@ class Ingest:
                 self.people.restore(r)
                 self.report.contacts += 1
             elif isinstance(r, rec.SavedMemory):
+                self.flush_chats()
                 self.add_memory(r)
             elif isinstance(r, rec.Estimate):
                 self.expected = (self.expected or 0) + r.records
             elif isinstance(r, rec.SourceState):
                 self.state = r
                 self.report.notes.extend(r.notes)
+        self.flush_chats()
         self.flush_messages()
         self.flush_calls()
         self.flush_reactions()
@@ -261,6 +272,11 @@ class Ingest:
                 "store from another export of the same chats: kept once, completed from this one")
 
     # -- chats
+    def flush_chats(self) -> None:
+        batch, self.pending_chats = self.pending_chats, []
+        for chat in batch:
+            self.upsert_chat(chat)
+
     def upsert_chat(self, chat: rec.Chat) -> None:
         t = m.Chat.__table__
         row = self.conn.execute(select(t.c.name, t.c.participants, t.c.handles, t.c.is_group)
@@ -297,20 +313,37 @@ class Ingest:
         cr.name, cr.platform = chat.name, chat.platform
 
     def finish_chats(self) -> None:
-        """Bring count / first / last of every chat this source touched up to date.
+        """Bring count / first / last of every chat whose messages this import inserted or
+        changed up to date (a chat it only read unchanged stays as it is).
 
         The count grows by what this import inserted (it is kept on the chat row so that reads
-        never count a chat's messages); first and last are two seeks along the chat's index."""
+        never count a chat's messages). First and last: where messages were only added, the
+        earlier of the stored first and the first added (one statement for all such chats);
+        where stored messages changed (a time corrected, a message moved to another chat), two
+        seeks along the chat's index."""
         t, mt = m.Chat.__table__, m.Message.__table__
-        for chat_id in sorted(self.touched_chats):
+        added = []
+        for chat_id in sorted(self.recount):
             first = self.conn.execute(select(func.min(mt.c.sent_at)).where(mt.c.chat_id == chat_id)).scalar()
             last = self.conn.execute(select(func.max(mt.c.sent_at)).where(mt.c.chat_id == chat_id)).scalar()
             self.conn.execute(t.update().where(t.c.id == chat_id).values(
                 message_count=t.c.message_count + self.inserted.get(chat_id, 0),
                 first_at=first, last_at=last))
+        for chat_id in sorted(set(self.span) - self.recount):
+            lo, hi = self.span[chat_id]
+            added.append({"b_id": chat_id, "b_n": self.inserted.get(chat_id, 0), "b_lo": lo, "b_hi": hi})
+        if added:
+            when = t.c.first_at.type
+            lo, hi = bindparam("b_lo", type_=when), bindparam("b_hi", type_=when)
+            self.conn.execute(t.update().where(t.c.id == bindparam("b_id")).values(
+                message_count=t.c.message_count + bindparam("b_n"),
+                first_at=case((or_(t.c.first_at.is_(None), t.c.first_at > lo), lo), else_=t.c.first_at),
+                last_at=case((or_(t.c.last_at.is_(None), t.c.last_at < hi), hi), else_=t.c.last_at)),
+                added)
 
     # -- messages
     def flush_messages(self) -> None:
+        self.flush_chats()
         if not self.messages:
             return
         batch, self.messages = self.messages, []
@@ -352,7 +385,16 @@ class Ingest:
                                "chat_id": msg.chat_id}, found.id
             if old is None:
                 self.ordinal += 1
-                inserts.append(self._message_row(msg, digest))
+                row = self._message_row(msg, digest)
+                inserts.append(row)
+                when = row["sent_at"]
+                span = self.span.get(msg.chat_id)
+                if span is None:
+                    self.span[msg.chat_id] = [when, when]
+                elif when < span[0]:
+                    span[0] = when
+                elif when > span[1]:
+                    span[1] = when
                 versions.extend(self._version_rows(msg_id, msg.versions, "source"))
                 attachments.extend(self._attachment_rows(msg_id, msg.attachments))
                 cr.new += 1
@@ -369,14 +411,17 @@ class Ingest:
                     cr.unchanged += 1
                 else:
                     self._merge_message(target, msg, digest)
+                    self.recount.add(msg.chat_id)
                     cr.updated += 1
             else:
                 self._update_message(target, old, msg, digest)
+                self.recount.add(msg.chat_id)
                 moved_from = old.get("chat_id")
                 if moved_from and moved_from != msg.chat_id:  # the source moved it to another chat
                     self.inserted[moved_from] -= 1
                     self.inserted[msg.chat_id] += 1
                     self.touched_chats.add(moved_from)
+                    self.recount.add(moved_from)
                 existing[target] = {**old, "digest": digest, "chat_id": msg.chat_id}
                 cr.updated += 1
             for r in msg.reactions:
@@ -623,6 +668,7 @@ class Ingest:
 
     # -- calls
     def flush_calls(self) -> None:
+        self.flush_chats()
         if not self.calls:
             return
         batch, self.calls = self.calls, []

@@ -21,6 +21,7 @@ from typing import Any
 from chatmem.errors import FormatError
 from chatmem.records import (
     OWNER,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
@@ -40,6 +41,7 @@ from .common import PLATFORM, SYSTEM_SENDER, from_ms, splice_mentions
 from .desktop_db import Database, column_names, detect_database, open_database
 from .desktop_events import call_facts, system_actor, system_text
 from .desktop_people import People, sender_key
+from .desktop_resume import Plan
 
 # Columns read from `messages` when present (never `*`: generated columns cost a JSON parse each).
 MESSAGE_COLUMNS = (
@@ -108,7 +110,7 @@ class DesktopReader:
         path = Path(path)
         with open_database(path) as db:
             try:
-                yield from _Run(db, path).records()
+                yield from _Run(db, path, options.state).records()
             except db.errors as e:  # corrupt page, database locked mid-read...
                 raise FormatError(f"{path}: cannot read the database ({e})") from e
 
@@ -116,8 +118,9 @@ class DesktopReader:
 class _Run:
     """One import of one database: what is known about it, and the per-row work."""
 
-    def __init__(self, db: Database, path: Path) -> None:
+    def __init__(self, db: Database, path: Path, state: dict[str, Any] | None = None) -> None:
         self.conn, self.path, self.errors = db.conn, path, db.errors
+        self.state = state or {}
         self.notes: list[str] = []  # for the report, besides the counts
         self.where = f"{path} messages"
         self.people = People(db.conn, db.tables)
@@ -128,7 +131,7 @@ class _Run:
         self.attachment_columns = (set(column_names(db.conn, "message_attachments"))
                                    if self.has_attachment_table else set())
         self.attachments_root = attachments_root(path)
-        self.quote_targets = self._quote_targets()
+        self.quote_targets: dict[int, str] = {}
         self.chats: dict[str, Chat] = {}  # conversation id → its chat, once yielded
         self.stories = 0
         self.unresolved_quotes = 0
@@ -140,8 +143,9 @@ class _Run:
         rows = (dict(zip(cols, row)) for row in self.conn.execute("SELECT * FROM callsHistory"))
         return {row["callId"]: row for row in rows}
 
-    def _quote_targets(self) -> dict[int, str]:
-        """rowid of a quoting message → Signal id of the message it quotes.
+    def _quote_targets(self, ranges: list[tuple[int, int]] | None) -> dict[int, str]:
+        """rowid of a quoting message (among `ranges` of rowids, or all) → Signal id of the
+        message it quotes.
 
         A quote names its target by (conversation, sent_at of the target, author). SQLite joins
         these in one query (with an automatic index if the schema has none), so the Python pass
@@ -159,7 +163,15 @@ class _Run:
               ON t.conversationId = q.conversationId AND t.sent_at = {quote("id")}
             WHERE instr(q.json, '"quote"') > 0 AND t.rowid != q.rowid"""
         try:
-            pairs = self.conn.execute(query).fetchall()
+            if ranges is None:
+                pairs = self.conn.execute(query).fetchall()
+            else:  # a re-import: the rows it reads, some hundred ranges per query
+                pairs = []
+                for i in range(0, len(ranges), 200):
+                    part = ranges[i:i + 200]
+                    where = " OR ".join("q.rowid BETWEEN ? AND ?" for _ in part)
+                    pairs += self.conn.execute(f"{query} AND ({where})",
+                                               [n for r in part for n in r]).fetchall()
         except self.errors as e:  # an SQLite without JSON functions (before 3.38, optional)
             self.notes.append(f"quotes are kept as text, not linked: {e}")
             return {}
@@ -184,10 +196,15 @@ class _Run:
     # ------------------------------------------------------------------------------ the pass
 
     def records(self) -> Iterator[Record]:
-        yield Estimate(self.conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0)
-        query = f"SELECT rowid, {', '.join(self.columns)} FROM messages ORDER BY rowid"
+        keys = ("messageId", "editHistoryIndex", "attachmentType", "orderInMessage",
+                *ATTACHMENT_COLUMNS)
+        plan = Plan(self.conn, self.columns, self.people, self.calls,
+                    [c for c in keys if c in self.attachment_columns]
+                    if self.has_attachment_table else None, self.state)
+        self.quote_targets = self._quote_targets(plan.ranges)
+        yield Estimate(plan.estimate())
         names = ["rowid", *self.columns]
-        for values in self.conn.execute(query):
+        for values in self._rows(plan.ranges):
             row = dict(zip(names, values))
             try:
                 data = json.loads(row["json"]) if row.get("json") else {}
@@ -205,7 +222,20 @@ class _Run:
                 # as conversationId): the row is reported and kept raw, the rest imports
                 yield Problem(self.where, row["rowid"],
                               f"unreadable row ({e.__class__.__name__}: {e})", row_raw(row, False))
-        yield SourceState(notes=self._notes())
+        notes = self._notes()
+        if plan.ranges is not None or plan.reason != "first import":
+            notes.append(plan.note())
+        yield SourceState(state={RESUME_STATE: plan.state}, notes=notes)
+
+    def _rows(self, ranges: list[tuple[int, int]] | None) -> Iterator[tuple]:
+        """The rows of `messages` in rowid order: all, or those in `ranges`."""
+        query = f"SELECT rowid, {', '.join(self.columns)} FROM messages"
+        if ranges is None:
+            yield from self.conn.execute(f"{query} ORDER BY rowid")
+            return
+        for lo, hi in ranges:
+            yield from self.conn.execute(f"{query} WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+                                         (lo, hi))
 
     def _row(self, row: dict[str, Any], data: dict[str, Any]) -> Iterator[Record]:
         def field(name: str) -> Any:

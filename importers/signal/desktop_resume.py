@@ -1,0 +1,201 @@
+"""What a re-import of a Signal Desktop database has to read again (issue 17).
+
+Signal changes rows in place (a reaction, an edit or a deletion rewrites the message's `json`;
+an attachment's row gains its path once downloaded; a call's status changes), so the highest
+rowid alone does not say what is new. The import remembers, besides that rowid:
+
+- a digest of every block of 1,024 rowids of `messages` (the columns the reader uses), so a
+  re-import reads the rows past the old highest rowid plus the blocks whose digest changed (an
+  edited, reacted-to or deleted message) and nothing else;
+- the same for `message_attachments` (schema 1360+): a changed block re-reads its messages;
+- a digest of `callsHistory`: when it changed, the call rows are read again;
+- a digest of who is who (every conversation's chat name, members, handles; the owner): when a
+  contact was renamed, the sender names of old messages change, so the whole database is read
+  and compared.
+
+Computing the digests is one pass over the table without parsing anything (about 0.2 s of CPU
+per 100k rows), against a full read that parses every row's json and compares it with the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from chatmem.records import RESUME_STATE
+
+from .desktop_people import People
+
+BLOCK_BITS = 10  # 1,024 rowids per digest block
+STATE_VERSION = 1
+
+
+def block_digests(conn: Any, table: str, columns: Iterable[str], start: int, upto: int
+                  ) -> dict[str, str]:
+    """Block number (as a string, for JSON) → digest of `table`'s rows with rowid in
+    [start, upto], blocks of 1,024 rowids; empty blocks are absent.
+
+    A block's rows are serialised by `marshal` in one C call (values and their types: NULL, ''
+    and 0 differ); a Python upgrade that changed its format would only make every block look
+    changed, i.e. one whole read."""
+    query = (f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid BETWEEN ? AND ? "
+             "ORDER BY rowid")
+    out: dict[str, str] = {}
+    block = max(start, 0) >> BLOCK_BITS
+    while (block << BLOCK_BITS) <= upto:
+        lo = max(block << BLOCK_BITS, start)
+        hi = min(((block + 1) << BLOCK_BITS) - 1, upto)
+        rows = conn.execute(query, (lo, hi)).fetchall()
+        if not rows:  # skip a run of empty blocks at once
+            nxt = conn.execute(f"SELECT min(rowid) FROM {table} WHERE rowid > ?", (hi,)).fetchone()[0]
+            if nxt is None:
+                break
+            block = nxt >> BLOCK_BITS
+            continue
+        out[str(block)] = hashlib.blake2b(marshal.dumps(rows, 4), digest_size=8).hexdigest()
+        block += 1
+    return out
+
+
+def block_range(block: str | int, upto: int) -> tuple[int, int]:
+    lo = int(block) << BLOCK_BITS
+    return lo, min(lo + (1 << BLOCK_BITS) - 1, upto)
+
+
+def people_digest(people: People) -> str:
+    """Who is who, as far as the records of old messages depend on it."""
+    h = hashlib.blake2b(digest_size=16)
+    for cid in sorted(people.conversations):
+        facts = [asdict(people.chat(cid)), people.name(cid), people.handle(cid)]
+        h.update(json.dumps(facts, sort_keys=True, default=str).encode())
+    h.update(json.dumps([sorted(people._index.items()), people.owner_aci, people.owner_e164,
+                         people.owner_conversation]).encode())
+    return h.hexdigest()
+
+
+def calls_digest(calls: dict[str, dict[str, Any]]) -> str:
+    text = json.dumps(sorted(calls.items()), sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, overlapping or touching ranges joined.
+
+    >>> merge([(5, 9), (1, 2), (3, 4), (20, 20)])
+    [(1, 9), (20, 20)]
+    """
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+class Plan:
+    """Which rowids of `messages` this import reads, and the state to remember after it.
+
+    `ranges` is None for a whole read (a first import, --force, or a fallback; `reason` says
+    which)."""
+
+    def __init__(self, conn: Any, columns: list[str], people: People,
+                 calls: dict[str, dict[str, Any]], attachment_columns: list[str] | None,
+                 state: dict[str, Any]) -> None:
+        self.conn = conn
+        self.top = conn.execute("SELECT coalesce(max(rowid), 0) FROM messages").fetchone()[0]
+        self.columns = columns
+        self.attachment_columns = attachment_columns
+        self.people = people_digest(people)
+        self.calls = calls_digest(calls)
+        self.ranges: list[tuple[int, int]] | None = None
+        self.reason = ""
+        self.changed_blocks = 0
+        prev = state.get(RESUME_STATE)
+        if not isinstance(prev, dict) or prev.get("v") != STATE_VERSION:
+            self.reason = "first import" if prev is None else "state of an older version"
+        elif prev.get("columns") != columns or prev.get("attachment_columns") != attachment_columns:
+            self.reason = "the database's schema changed since the last import: read whole"
+        elif prev.get("people") != self.people:
+            self.reason = ("names, members or numbers changed since the last import: "
+                           "read whole and compared")
+        else:
+            self._resume(prev)
+        # what the next import compares with: taken before any row is read, from the same
+        # snapshot the rows are read from
+        self.state = self._state(prev if self.ranges is not None else None)
+
+    def _resume(self, prev: dict[str, Any]) -> None:
+        since = int(prev.get("rowid") or 0)
+        self.since = since
+        old = prev.get("blocks") or {}
+        self.now = block_digests(self.conn, "messages", self.columns, 0, since)
+        changed = [b for b, d in self.now.items() if old.get(b) != d]
+        self.changed_blocks = len(changed)
+        ranges = [block_range(b, since) for b in changed]
+        if self.attachment_columns is not None:
+            ranges += self._changed_attachment_rows(prev.get("attachments") or {}, since)
+        if prev.get("calls") != self.calls:
+            ranges += [(r, r) for r, in self.conn.execute(
+                "SELECT rowid FROM messages WHERE rowid <= ? AND type = 'call-history'", (since,))]
+        if self.top > since:
+            ranges.append((since + 1, self.top))
+        self.ranges = merge(ranges)
+
+    def _changed_attachment_rows(self, prev: dict[str, Any], since: int) -> list[tuple[int, int]]:
+        assert self.attachment_columns is not None
+        upto = int(prev.get("rowid") or 0)
+        old = prev.get("blocks") or {}
+        now = block_digests(self.conn, "message_attachments", self.attachment_columns, 0, upto)
+        self.attachments_now = now
+        ids: set[str] = set()
+        for b, d in now.items():
+            if old.get(b) != d:
+                lo, hi = block_range(b, upto)
+                ids.update(i for i, in self.conn.execute(
+                    "SELECT messageId FROM message_attachments WHERE rowid BETWEEN ? AND ?", (lo, hi)))
+        # attachments of new rows past the old top come with their messages; of old ones:
+        ids.update(i for i, in self.conn.execute(
+            "SELECT messageId FROM message_attachments WHERE rowid > ?", (upto,)))
+        out: list[tuple[int, int]] = []
+        listed = sorted(ids)
+        for i in range(0, len(listed), 500):
+            chunk = listed[i:i + 500]
+            out += [(r, r) for r, in self.conn.execute(
+                f"SELECT rowid FROM messages WHERE rowid <= ? AND id IN ({', '.join('?' * len(chunk))})",
+                (since, *chunk))]
+        return out
+
+    def _state(self, prev: dict[str, Any] | None) -> dict[str, Any]:
+        if prev is None:  # a whole read: every block
+            blocks = block_digests(self.conn, "messages", self.columns, 0, self.top)
+        else:  # the blocks up to the old top as they are now, the rest from its block on
+            start = (self.since >> BLOCK_BITS) << BLOCK_BITS
+            blocks = {b: d for b, d in self.now.items() if (int(b) << BLOCK_BITS) < start}
+            blocks.update(block_digests(self.conn, "messages", self.columns, start, self.top))
+        out: dict[str, Any] = {"v": STATE_VERSION, "rowid": self.top, "columns": self.columns,
+                               "attachment_columns": self.attachment_columns,
+                               "people": self.people, "calls": self.calls, "blocks": blocks}
+        if self.attachment_columns is not None:
+            top = self.conn.execute(
+                "SELECT coalesce(max(rowid), 0) FROM message_attachments").fetchone()[0]
+            out["attachments"] = {"rowid": top, "blocks": block_digests(
+                self.conn, "message_attachments", self.attachment_columns, 0, top)}
+        return out
+
+    def estimate(self) -> int:
+        if self.ranges is None:
+            return self.top
+        return sum(hi - lo + 1 for lo, hi in self.ranges)
+
+    def note(self) -> str:
+        if self.ranges is None:
+            return self.reason
+        read = self.estimate()
+        return (f"re-import: read {read:,} row(s): the ones added since the last import and "
+                f"{self.changed_blocks} block(s) of older rows that changed (edits, reactions, "
+                "deletions)")
