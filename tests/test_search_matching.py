@@ -105,7 +105,7 @@ def test_word_forms_folding_and_compounds(store, query, expected):
 
 def test_stems_rank_the_exact_form_first(store):
     r = find(store, "run")
-    assert r["match_mode"] == "all words" and r["total"] == 2
+    assert r["matching"] == "all words" and r["total"] == 2
     assert "long run" in r["results"][0]["content"]  # "run" itself beats "running"
 
 
@@ -119,7 +119,7 @@ def test_names_of_chats_and_senders_are_not_message_text(store):
 
 def test_a_question_falls_back_to_any_word_and_says_so(store):
     r = find(store, "when is the dentist appointment?")
-    assert r["match_mode"] == "any word"
+    assert r["matching"] == "any word"
     assert "dentist appointment" in r["results"][0]["content"]
     # function words alone do not make a match
     assert all("dentist" in c or "appointment" in c for c in texts(r))
@@ -127,7 +127,7 @@ def test_a_question_falls_back_to_any_word_and_says_so(store):
 
 def test_all_words_answer_when_there_are_enough(store):
     r = find(store, "coffee weather")
-    assert r["match_mode"] == "all words" and r["total"] == 12
+    assert r["matching"] == "all words" and r["total"] == 12
 
 
 def test_a_misspelt_word_is_tried_with_near_spellings_and_said(store):

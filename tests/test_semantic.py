@@ -88,7 +88,7 @@ def test_semantic_mode_finds_other_words_keyword_does_not(sem_store, config):
     query = "our dog swallowed some candy"
     assert search_memory(sem_store, seat, query, mode="keyword")["total"] == 0
     r = search_memory(sem_store, seat, query, mode="semantic", limit=3)
-    assert r["search_mode"] == "semantic"
+    assert r["mode"] == "semantic" and "matching" not in r  # no keyword search ran
     assert "Biscuit ate a whole chocolate bar, we called the animal emergency line" in texts(r)
     assert all(hit["legs"] == ["semantic"] for hit in r["results"])
     assert r["legs"] == {"semantic": 3}
@@ -97,7 +97,7 @@ def test_semantic_mode_finds_other_words_keyword_does_not(sem_store, config):
 def test_hybrid_is_the_default_and_says_which_leg_found_what(sem_store, config, monkeypatch):
     monkeypatch.delenv("CHATMEM_SEARCH_MODE")
     r = search_memory(sem_store, config.seat(None), "rope", limit=5)
-    assert r["search_mode"] == "hybrid"
+    assert r["mode"] == "hybrid" and r["matching"] == "all words"  # the keyword leg's matching
     top = r["results"][0]
     assert "rope" in top["content"] and top["legs"] == ["keyword", "semantic"]
     assert r["legs"]["keyword"] == 1 and r["legs"]["semantic"] == 5
@@ -147,7 +147,7 @@ def test_reindex_rebuilds_the_vectors(sem_store, config):
 def test_cli_search_mode(cli, tmp_path, monkeypatch):
     cli("import", str(write_chats(tmp_path / "chats")))
     out = cli.json("search", "--mode", "hybrid", "rope")
-    assert out["search_mode"] == "hybrid" and out["results"][0]["legs"] == ["keyword", "semantic"]
+    assert out["mode"] == "hybrid" and out["results"][0]["legs"] == ["keyword", "semantic"]
     assert "hybrid" in cli("search", "--help").stdout
 
 
@@ -155,7 +155,7 @@ def test_without_the_extra_keyword_only_and_a_clear_message(sem_store, config, m
     monkeypatch.setattr(emb, "available", lambda: False)
     monkeypatch.delenv("CHATMEM_SEARCH_MODE")
     r = search_memory(sem_store, config.seat(None), "rope")
-    assert "search_mode" not in r and r["total"] == 1
+    assert r["mode"] == "keyword" and r["total"] == 1
     with pytest.raises(ChatmemError, match=r"pip install 'chatmem\[semantic\]'"):
         search_memory(sem_store, config.seat(None), "rope", mode="semantic")
     res = cli("search", "--mode", "semantic", "rope", expect=None)

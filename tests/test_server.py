@@ -48,6 +48,13 @@ def test_owner_sees_every_tool_with_schemas_and_annotations(owner):
     assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, 50)
     assert search["sort"]["enum"] == ["relevance", "newest", "oldest"]
     assert tools["search_memory"].input_schema["required"] == ["query"]
+    # one naming: `mode` is the argument and, in the result, the search that answered;
+    # `matching` is how the words matched; no other *_mode key says either
+    out = tools["search_memory"].output_schema["properties"]
+    assert {"mode", "matching"} <= set(out) and not any(k.endswith("_mode") for k in out)
+    assert search["mode"]["anyOf"][0]["enum"] == out["mode"]["enum"] == ["keyword", "semantic", "hybrid"]
+    said = tools["search_memory"].description
+    assert "`mode`" in said and "`matching`" in said and "match_mode" not in said
     ctx = tools["get_conversation_context"].input_schema["properties"]
     assert ctx["token_budget"]["default"] == 2000 and ctx["include_memory"]["default"] is False
     assert tools["read_raw_data"].input_schema["properties"]["max_chars"]["default"] == 0

@@ -22,10 +22,10 @@ def test_words_are_anded_and_ranked_across_platforms(loaded, seats):
     assert r["total"] == len(r["results"])
     scores = [x["score"] for x in r["results"]]
     assert scores == sorted(scores, reverse=True)
-    assert r["match_mode"] == "all words"
+    assert r["matching"] == "all words"
     # one message has both words: fewer than a handful, so any word is ranked, both words first
     both = search(loaded, seats["owner"], "thermos coffee")
-    assert both["match_mode"] == "any word"
+    assert both["matching"] == "any word"
     assert both["results"][0]["sender"] == "Ben Ortiz"
     assert both["total"] == r["total"]  # every coffee message, the thermos one on top
 

@@ -140,7 +140,8 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         "total": hits.total,
         "has_more": offset + len(hits.ids) < hits.total,
         "server_ms": timer.ms(),
-        "match_mode": "all words" if hits.mode == "all" else "any word",
+        "mode": "keyword",
+        "matching": "all words" if hits.mode == "all" else "any word",
     }
     if not hits.total_exact:
         out["total_is_estimate"] = True

@@ -115,9 +115,11 @@ def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
         total=max(total, len(results)),
         has_more=len(fused) > offset + len(results) or total > offset + len(results),
         server_ms=timer.ms(),
-        search_mode="semantic" if mode == "semantic" else "hybrid",
+        mode="semantic" if mode == "semantic" else "hybrid",
         legs=contributed,
     )
+    if keyword_result is not None and "matching" in keyword_result:
+        out["matching"] = keyword_result["matching"]
     if keyword_result is not None and "people_matched" in keyword_result:
         out["people_matched"] = keyword_result["people_matched"]
     return out

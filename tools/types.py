@@ -72,10 +72,12 @@ class SearchResult(TypedDict):
     has_more: bool
     server_ms: float
     people_matched: NotRequired[list[MatchedPerson]]  # whom `person` / `sender` took the name to mean
-    search_mode: NotRequired[Literal["semantic", "hybrid"]]  # absent: keyword
-    legs: NotRequired[dict[str, int]]  # results each leg contributed to this page
-    # which matching answered: every word, or (when that found fewer than a handful) any word
-    match_mode: NotRequired[Literal["all words", "any word"]]
+    # the search that answered: the `mode` argument's value, or its default when none was given
+    mode: Literal["keyword", "semantic", "hybrid"]
+    legs: NotRequired[dict[str, int]]  # semantic / hybrid: results each leg contributed to this page
+    # how the keyword search matched the words: every word, or (when that found fewer than a
+    # handful) any word; absent in semantic mode (no keyword search ran)
+    matching: NotRequired[Literal["all words", "any word"]]
     total_is_estimate: NotRequired[bool]  # only when counting exactly would cost more than the answer
     fuzzy: NotRequired[dict[str, list[str]]]  # a word with no hits -> the near spellings searched
 

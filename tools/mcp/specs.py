@@ -101,7 +101,7 @@ def _search_memory(run: Run):
             description="`keyword` (the words as written), `semantic` (messages close in meaning, "
                         "other words or languages), or `hybrid` (both, fused; each result's `legs` "
                         "says which found it). Default: hybrid where search by meaning is installed, "
-                        "else keyword.")] = None,
+                        "else keyword. The result's `mode` says which answered.")] = None,
         attachment_type: Annotated[Literal["image", "video", "audio", "document", "other"] | None,
                                    Field(description="Only messages with a file of this type "
                                          "(photos are `image`, voice notes `audio`, PDFs and other "
@@ -276,8 +276,10 @@ TOOL_SPECS: list[ToolSpec] = [
         "Signal, logged agent sessions) and over call summaries and transcripts. Returns `results` "
         "(each message with id, date, timestamp, platform, chat, group, sender, content, source, "
         "deleted, edited, kind, plus score and a short highlighted snippet), `total` and `has_more`, "
-        "and `match_mode`: all words are searched first (any form of a word: stems, accents, "
-        "transliterations), and when that finds fewer than a handful, any word, ranked (`any word`). "
+        "`mode` (the search that answered: keyword, semantic or hybrid, as the `mode` argument "
+        "names them) and `matching` (how the keyword search matched the words: `all words` first, "
+        "in any form of a word: stems, accents, transliterations; when that finds fewer than a "
+        "handful, `any word`, ranked). "
         "A word with no hits is tried with near spellings (`fuzzy` says which). Query syntax: "
         "\"exact phrase\", OR, -exclude, prefix*, and operators from:NAME, in:CHAT, with:PERSON, "
         "after:YYYY-MM-DD, before:YYYY-MM-DD, has:attachment, has:image (also has:video, "
