@@ -32,7 +32,8 @@ def test_a_small_result_is_returned_untouched():
 
 def test_search_drops_the_weakest_results_and_says_there_are_more():
     results = [message(i, f"hit {i} " + "x" * 20_000, score=10.0 - i, snippet="x") for i in range(10)]
-    cut = fits("search_memory", {"results": results, "total": 10, "has_more": False, "server_ms": 1.0})
+    cut = fits("search_memory", {"results": results, "total": 10, "has_more": False, "server_ms": 1.0,
+                                "mode": "keyword"})
     kept = [r["id"] for r in cut["results"]]
     assert 1 <= len(kept) < 10
     assert kept == [r["id"] for r in results[: len(kept)]]  # best first, tail dropped
@@ -59,6 +60,26 @@ def test_conversation_context_counts_what_it_left_out():
     assert cut["has_more_older"] is True and cut["approx_tokens"] < 25_000
 
 
+def test_conversation_context_texts_shortened_to_fit_say_so_and_are_counted():
+    """One item and the memory alone are over the response limit: their texts are shortened,
+    marked text_cut, and approx_tokens counts what the client now gets."""
+    items = [{"type": "message", "id": "m_1", "timestamp": "2024-05-03T18:02+02:00",
+              "sender": "Anna Berg", "text": "z" * 150_000},
+             {"type": "message", "id": "m_0", "timestamp": "2024-05-03T18:01+02:00",
+              "sender": "Anna Berg", "text": "short"}]
+    memory = {"status": "ok", "id": "mem_1", "text": "m" * 15_000, "version": 1,
+              "freshness": {"saved_at": "2024-05-03T18:05+02:00", "messages_since": 0},
+              "token_count": 3750, "cites": ["m_1"]}
+    result = {"items": items, "approx_tokens": 41_300, "items_included": 2, "items_omitted": 0,
+              "has_more_older": False, "server_ms": 2.0, "memory": memory}
+    cut = fits("get_conversation_context", result)
+    n = len(cut["items"])  # the counts say what was cut: items left out, texts shortened
+    assert cut["items_included"] == n and cut["items_omitted"] == 2 - n and cut["has_more_older"] is (n < 2)
+    assert cut["items"][0]["text_cut"] is True and cut["items"][0]["text"].endswith(CUT_MARK)
+    assert cut["approx_tokens"] == sum(-(-len(dumps(p).encode()) // 4) for p in [*cut["items"], cut["memory"]])
+    assert cut["approx_tokens"] < 25_000
+
+
 def test_history_keeps_the_latest_turns():
     turns = [{"turnNumber": i, "role": "user", "content": "w" * 12_000, "timestamp": "2024-05-03T18:02",
               "sender": "Anna Berg", "refs": []} for i in range(1, 16)]
@@ -81,7 +102,8 @@ def test_one_huge_record_is_shortened_and_marked_truncated():
 
 def test_one_huge_message_in_a_list_is_shortened_too():
     results = [message(1, "u" * 300_000, score=1.0, snippet="u")]
-    cut = fits("search_memory", {"results": results, "total": 1, "has_more": False, "server_ms": 1.0})
+    cut = fits("search_memory", {"results": results, "total": 1, "has_more": False, "server_ms": 1.0,
+                                "mode": "keyword"})
     assert len(cut["results"]) == 1 and cut["results"][0]["content"].endswith(CUT_MARK)
     assert cut["results"][0]["id"] == "m_0000000000000001"  # short fields are never cut
 

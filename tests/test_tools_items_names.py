@@ -147,7 +147,12 @@ def test_the_memory_text_counts_in_the_budget(fresh, seats):
     memory_cost = approx_tokens(compact(r["memory"]))
     assert r["approx_tokens"] == memory_cost + sum(approx_tokens(compact(i)) for i in r["items"]) <= 400
     tiny = get_conversation_context(fresh, owner, lena, token_budget=50, include_memory=True)
-    assert tiny["approx_tokens"] <= 50 and tiny["memory"]["text"].endswith("…")
+    # the memory alone is over the budget: it comes shortened (down to what it is), and says so
+    assert tiny["approx_tokens"] <= 50 and tiny["memory"]["text_cut"] is True
+    assert tiny["memory"]["status"] == "ok" and tiny["memory"].get("text", "…").endswith("…")
+    mid = get_conversation_context(fresh, owner, lena, token_budget=150, include_memory=True)
+    assert mid["approx_tokens"] <= 150 and mid["memory"]["text_cut"] is True
+    assert mid["memory"]["text"].startswith("Lena plans") and mid["memory"]["text"].endswith("…")
 
 
 # ---------------------------------------------------------------------- MCP arguments in our words

@@ -116,22 +116,24 @@ def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tup
     return (when, -1, "")
 
 
-def _memory_within(memory: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, int]:
-    """The memory object, its text shortened if it alone would not fit; (memory, reported, fill)."""
-    reported, fill = item_cost(memory)
-    if fill <= budget or "text" not in memory:
-        return memory, reported, fill
-    text = memory["text"]
+def _within(obj: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, int] | None:
+    """`obj` (the memory, or an item), its text shortened to the longest prefix that fits
+    `budget` and marked `text_cut` when it alone would not fit; (obj, reported, fill), or None
+    when not even its other fields fit."""
+    reported, fill = item_cost(obj)
+    if fill <= budget or "text" not in obj:
+        return (obj, reported, fill) if fill <= budget else None
+    text = obj["text"]
     lo, hi = 0, len(text)
     while lo < hi:  # the longest prefix that fits
         mid = (lo + hi + 1) // 2
-        if item_cost({**memory, "text": text[:mid] + "…"})[1] <= budget:
+        if item_cost({**obj, "text": text[:mid] + "…", "text_cut": True})[1] <= budget:
             lo = mid
         else:
             hi = mid - 1
-    memory = {**memory, "text": text[:lo] + "…"}
-    reported, fill = item_cost(memory)
-    return memory, reported, fill
+    obj = {**obj, "text": text[:lo] + "…", "text_cut": True}
+    reported, fill = item_cost(obj)
+    return (obj, reported, fill) if fill <= budget else None
 
 
 def get_conversation_context(store: Store, seat: Seat, conversation_id: str, token_budget: int = 2000,
@@ -162,7 +164,12 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         memory = memory_info(r, seat, chat, tz) if include_memory else None
         used = reported_used = 0
         if memory is not None:
-            memory, reported_used, used = _memory_within(memory, token_budget)
+            fitted = _within(memory, token_budget)
+            if fitted is None:  # its citations alone are over the budget: what it is, without them
+                memory = {k: v for k, v in memory.items() if k in ("status", "id", "version")}
+                memory["text_cut"] = True
+                fitted = (memory, *item_cost(memory))
+            memory, reported_used, used = fitted
 
         # the newest items, messages and calls merged, until the whole budget is spent
         calls = r.calls_newest_first(chat.id, t_since, start[0] if start else None)
@@ -177,6 +184,12 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             item = make.message(row) if kind == "message" else make.call(row)
             reported, fill = item_cost(item)
             if used + fill > token_budget:
+                # not even the newest item fits: its text, shortened, rather than nothing
+                fitted = None if window else _within(dict(item), token_budget - used)
+                if fitted is not None:
+                    window.append((entry[:4], fitted[0], fitted[1], fitted[2]))
+                    used += fitted[2]
+                    reported_used += fitted[1]
                 break
             window.append((entry[:4], item, reported, fill))
             used += fill

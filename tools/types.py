@@ -100,6 +100,7 @@ class MessageItem(TypedDict):
     sender: str
     kind: NotRequired[Kind]  # only where it is not plain text: media, system, deleted
     text: str
+    text_cut: NotRequired[bool]  # the text was shortened to fit the budget (read_raw_data has it whole)
     attachments: NotRequired[list[AttachmentRef]]
     reply_to: NotRequired[ReplyRef]
 
@@ -112,6 +113,7 @@ class CallItem(TypedDict):
     direction: str
     kind: Literal["call"]
     text: str
+    text_cut: NotRequired[bool]
 
 
 @with_config(STRICT)
@@ -125,6 +127,7 @@ class MemoryInfo(TypedDict):
     status: Literal["ok", "off", "missing", "stale", "paused"]
     id: NotRequired[str]
     text: NotRequired[str]
+    text_cut: NotRequired[bool]  # the text was shortened to fit the budget
     version: NotRequired[int]
     freshness: NotRequired[Freshness]
     token_count: NotRequired[int]

@@ -53,7 +53,10 @@ def fit_result(name: str, result: dict[str, Any], limit: int = MAX_RESULT_CHARS,
     result = dict(result)
     dropped = _drop_items(name, result, size, limit)
     if len(dumps(result)) > limit:
-        _shorten_strings(result, limit)
+        marks = len(',"text_cut":true') * (len(result.get("items") or []) + 1)
+        _shorten_strings(result, limit - marks if name == "get_conversation_context" else limit)
+        if name == "get_conversation_context":
+            _mark_cut_texts(result)
     what = f"{dropped} item(s) left out and " if dropped else ""
     note = (f"Result cut to fit the {RESPONSE_TOKEN_CAP:,}-token response limit: {what}long "
             "texts shortened where needed. Ask for fewer items (limit, max_turns, token_budget) "
@@ -123,6 +126,17 @@ def _recount_context(result: dict[str, Any], gone: list) -> None:
     if isinstance(result.get("approx_tokens"), int):
         freed = sum(approx_tokens(dumps(item)) for item in gone)
         result["approx_tokens"] = max(0, result["approx_tokens"] - freed)
+
+
+def _mark_cut_texts(result: dict[str, Any]) -> None:
+    """Items (and the memory) whose text was shortened say so, and `approx_tokens` counts
+    what is left (the text_cut mark included)."""
+    parts = [*(result.get("items") or []), *([result["memory"]] if isinstance(result.get("memory"), dict) else [])]
+    for part in parts:
+        if isinstance(part, dict) and str(part.get("text", "")).endswith(CUT_MARK):
+            part["text_cut"] = True
+    if isinstance(result.get("approx_tokens"), int):
+        result["approx_tokens"] = sum(approx_tokens(dumps(part)) for part in parts)
 
 
 def _shorten_strings(result: dict[str, Any], limit: int) -> None:

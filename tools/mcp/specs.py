@@ -298,8 +298,9 @@ TOOL_SPECS: list[ToolSpec] = [
     ToolSpec("get_conversation_context", "Conversation digest", (
         "One conversation assembled to fit a token budget, newest first: its most recent messages "
         "and calls (call summary, or a transcript excerpt), plus older messages matching `query`. "
-        "Each item has type (message or call), id, timestamp, sender or direction, and text. Also "
-        "returns approx_tokens (never above token_budget), items_included, items_omitted, "
+        "Each item has type (message or call), id, timestamp, sender or direction, and text "
+        "(`text_cut: true` when a message longer than the budget was shortened). Also "
+        "returns approx_tokens (never above token_budget; the memory counts in it), items_included, items_omitted, "
         "has_more_older, and with include_memory the saved memory. Use it to catch up on a "
         "conversation found with list_chats or search_memory. For the turns of a conversation in "
         "order, as chat roles, use get_conversation_history."),
