@@ -163,17 +163,24 @@ def person_key(person_id: str) -> str:
     return "#" + person_id.lower()
 
 
+MAX_IDLE_SEARCHERS = 4  # searchers kept open between calls (about the calls that run at once)
+
+
 class FullTextIndex:
     """A Whoosh index in a folder, plus the `seq` it has caught up to."""
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self._ix = None
-        # One open searcher per thread, kept between calls: opening one reads every
-        # segment's lengths and dictionaries (~150 ms at a million messages). Whoosh readers
-        # seek and read shared file handles, so threads do not share them.
-        self._local = threading.local()
-        self._searchers: list = []
+        # Open searchers no call is using, kept for the next call: opening one reads every
+        # segment's lengths and dictionaries (~150 ms at a million messages). A searcher serves
+        # one call at a time (Whoosh readers seek and read shared file handles), whatever thread
+        # runs it; at most MAX_IDLE_SEARCHERS wait here, so open files stay bounded by the calls
+        # running at once, not by the threads that ever ran one (a server's worker threads come
+        # and go). `_generation` moves on close(): a searcher of an older one is closed on return.
+        self._lock = threading.Lock()
+        self._idle: list = []
+        self._generation = 0
         self._columns: dict[tuple[str, str], array] = {}
         self.rebuilt = False  # set when open() found an index of an older version
 
@@ -213,11 +220,12 @@ class FullTextIndex:
         self._create()
 
     def close(self) -> None:
-        for s in self._searchers:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._generation += 1
+        for s in idle:
             s.close()
-        self._searchers = []
         self._columns = {}
-        self._local = threading.local()
         if self._ix is not None:
             self._ix.close()
             self._ix = None
@@ -312,19 +320,26 @@ class FullTextIndex:
 
     @contextmanager
     def reading(self):
-        """This thread's searcher, current with the last commit; stays open for the next call."""
-        s = getattr(self._local, "searcher", None)
-        if s is None:
-            s = self.ix.searcher()
-            self._searchers.append(s)
-        elif not s.up_to_date():
+        """A searcher current with the last commit, for this call alone; it goes back to the
+        idle ones afterwards (or is closed, when enough wait already)."""
+        with self._lock:
+            s = self._idle.pop() if self._idle else None
+            generation = self._generation
+        if s is not None and not s.up_to_date():
             # a new searcher, not Searcher.refresh(): that fails on an index that was empty
             s.close()
-            fresh = self.ix.searcher()
-            self._searchers = [x for x in self._searchers if x is not s] + [fresh]
-            s = fresh
-        self._local.searcher = s
-        yield s
+            s = None
+        if s is None:
+            s = self.ix.searcher()
+        try:
+            yield s
+        finally:
+            with self._lock:
+                keep = generation == self._generation and len(self._idle) < MAX_IDLE_SEARCHERS
+                if keep:
+                    self._idle.append(s)
+            if not keep:
+                s.close()
 
     def refresh(self) -> None:
         """See documents other processes committed since we opened."""

@@ -28,7 +28,10 @@ names they carry (people, chats) into the filter; the text is matched by the ind
 from __future__ import annotations
 
 import heapq
+import os
 import re
+import threading
+import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -75,6 +78,8 @@ STEM_BOOST = 0.6  # another form of the word counts a little less than the word 
 FUNCTION_BOOST = 0.15
 PHRASE_CHECK_LIMIT = 2000  # phrases: candidates checked against the text, at most
 MAX_QUERY_CHARS = 1000
+SEARCH_SECONDS = 10.0  # a query's time bound (CHATMEM_SEARCH_SECONDS sets another)
+CHECK_EVERY = 1024  # matches collected between two looks at the clock
 
 
 # ---------------------------------------------------------------------- parsed queries
@@ -438,10 +443,37 @@ def search(store: Store, parsed: ParsedQuery, flt: SearchFilter | None = None, *
     stored text; when more than PHRASE_CHECK_LIMIT candidates would need checking, the total
     is an estimate (`total_exact` False)."""
     flt = flt or SearchFilter()
+    bound = search_seconds()
+    _bound.deadline = time.monotonic() + bound if bound > 0 else None
     try:
         return _search(store, parsed, flt, limit, offset, sort)
     except _Nothing:
         return Hits(ids=[], scores=[], total=0)
+    finally:
+        _bound.deadline = None
+
+
+class SearchTooLong(QueryError):
+    """A query that would run past its time bound: it stops, and asks to be narrowed, rather
+    than hold a server's worker (and its clients) for as long as it takes."""
+
+
+_bound = threading.local()  # this thread's running query's deadline (time.monotonic())
+
+
+def search_seconds() -> float:
+    """The time bound of one query in seconds; 0 (CHATMEM_SEARCH_SECONDS=0) is none."""
+    try:
+        return max(0.0, float(os.environ.get("CHATMEM_SEARCH_SECONDS") or SEARCH_SECONDS))
+    except ValueError:
+        return SEARCH_SECONDS
+
+
+def _in_time() -> None:
+    deadline = getattr(_bound, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise SearchTooLong(f"the search took longer than {search_seconds():g} s and was stopped: "
+                            "narrow it (fewer or rarer words, a chat, a sender or a date range)")
 
 
 def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, offset: int,
@@ -604,12 +636,17 @@ def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, nee
         if reader.doc_count() == 0:
             continue
         m = query.matcher(sub, context)
+        _in_time()
         if not m.is_active():
             continue
         meta = store.index.column(reader, "meta") if check is not None else None
         ts = store.index.column(reader, "ts") if (check is not None or not scored) else None
+        steps = 0
         if scored:
             while m.is_active():
+                steps += 1
+                if steps % CHECK_EVERY == 0:
+                    _in_time()
                 d = m.id()
                 if check is None or check(meta[d], ts[d]):
                     total += 1
@@ -622,6 +659,9 @@ def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, nee
         else:
             sign = 1 if sort == "newest" else -1
             for d in m.all_ids():
+                steps += 1
+                if steps % CHECK_EVERY == 0:
+                    _in_time()
                 if check is None or check(meta[d], ts[d]):
                     total += 1
                     key = sign * ts[d]
