@@ -66,12 +66,23 @@ class ToolRunner:
 
     def catch_up(self) -> None:
         """See what another process imported since the last call (cheap when nothing did).
-        While another thread is catching up, answer from what is indexed already."""
+        The indexing runs in a thread of its own, one at a time, and no call waits for it (the
+        documents of a big import take minutes to index): calls answer from what is indexed
+        already, and see the rest as it is committed."""
         if self.catching_up.acquire(blocking=False):
             try:
-                refresh_for_reads(self.store)
-            finally:
+                threading.Thread(target=self._catch_up, name="chatmem-index-catch-up", daemon=True).start()
+            except BaseException:
                 self.catching_up.release()
+                raise
+
+    def _catch_up(self) -> None:
+        try:
+            refresh_for_reads(self.store)
+        except Exception:  # noqa: BLE001 - a read must not fail for it; the next call tries again
+            logging.getLogger("chatmem.serve").exception("catching the search index up failed")
+        finally:
+            self.catching_up.release()
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
         from mcp.server.mcpserver.exceptions import ToolError
