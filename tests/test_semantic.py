@@ -104,6 +104,24 @@ def test_hybrid_is_the_default_and_says_which_leg_found_what(sem_store, config, 
     assert r["total"] >= 1
 
 
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_total_is_exactly_what_paging_reaches(sem_store, config, mode):
+    """Regression: hybrid said total 10 and has_more true, and the next page had more."""
+    seat = config.seat(None)
+    seen: list[str] = []
+    offset, total = 0, None
+    while True:
+        r = search_memory(sem_store, seat, "rope", mode=mode, limit=3, offset=offset)
+        total = r["total"] if total is None else total
+        assert r["total"] == total
+        seen += [x["id"] for x in r["results"]]
+        if not r["has_more"]:
+            break
+        assert r["results"], "has_more promised a page that is empty"
+        offset += 3
+    assert len(seen) == len(set(seen)) == total > 3
+
+
 def test_filters_and_seats_apply_to_the_semantic_leg(sem_store, config):
     owner = config.seat(None)
     r = search_memory(sem_store, owner, "injury", mode="semantic", sender="Ben Okafor", limit=10)

@@ -171,8 +171,14 @@ def test_a_tool_call_does_not_wait_for_another_process_indexing(cli, home):
         assert check_result("search_memory", during)["total"] == 1
         after = anyio.run(_call, store, config, "thermos")
         assert check_result("search_memory", after)["total"] == 1
+        # and now it catches up, in a thread of its own that no call waits for
+        import time
+
+        deadline = time.monotonic() + 60
         with store.read() as conn:
-            assert store.index.seq == current_seq(conn)  # and now it has caught up
+            while store.index.seq != current_seq(conn) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert store.index.seq == current_seq(conn)
     finally:
         store.close()
 

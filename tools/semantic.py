@@ -109,11 +109,12 @@ def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
     if sort in ("newest", "oldest"):  # the best matches of this page, in time order
         results.sort(key=lambda r: r["timestamp"], reverse=sort == "newest")
     contributed = {name: sum(1 for r in results if name in r["legs"]) for name in legs}
-    total = keyword_result["total"] if keyword_result is not None else len(fused)
+    # exactly what paging reaches: the fused list (the keyword leg's best KEYWORD_DEPTH and the
+    # semantic leg's nearest SEMANTIC_DEPTH); keyword mode counts every keyword match
     out = SearchResult(
         results=results,
-        total=max(total, len(results)),
-        has_more=len(fused) > offset + len(results) or total > offset + len(results),
+        total=len(fused),
+        has_more=offset + len(page) < len(fused),
         server_ms=timer.ms(),
         mode="semantic" if mode == "semantic" else "hybrid",
         legs=contributed,
