@@ -89,7 +89,8 @@ def test_open_index_files_stay_flat_over_many_calls_from_threads_that_come_and_g
     # threads that ran one: flat before the late import, and flat again after it
     before, after = counts[:6], counts[6:]
     assert 0 < max(before) <= min(before) + 2, counts
-    assert max(after) <= min(after) + 3 and max(after) <= 2 * max(before), counts
+    # after it, stale searchers are closed as they come back: more segments, not more searchers
+    assert max(after) <= 2 * max(before), counts
     store.close()
     assert open_files_under(folder) == 0  # closing the store closes every searcher
 
