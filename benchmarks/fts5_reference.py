@@ -168,3 +168,20 @@ def fts_query(kind: str, words: list[str]) -> str:
     if kind == "prefix":
         return words[0] + "*"
     return " ".join(words)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python benchmarks/fts5_reference.py FORMAT SOURCE DB`: build the reference alone (for
+    timing it as a whole process beside `chatmem import` of the same file)."""
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description="build the FTS5 reference database of one archive")
+    ap.add_argument("format", choices=sorted(READERS))
+    ap.add_argument("source", type=Path)
+    ap.add_argument("db", type=Path)
+    args = ap.parse_args(argv)
+    print(json.dumps(build(args.format, args.source, args.db)))
+
+
+if __name__ == "__main__":
+    main()

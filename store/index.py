@@ -52,13 +52,15 @@ from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
 from .media import ATTACHMENT_TYPES, attachment_type
 from .people import sender_name
 from .permissions import make_private
+from .segment import SegmentBuilder
 
 STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
 # 4: the attachment types of a message in `meta` (has:image, has:video, ...)
 INDEX_VERSION = 4
-BULK_THRESHOLD = 20_000  # above this many documents, write with two processes
+BULK_THRESHOLD = 20_000  # from this many documents on, an update writes new segments
+SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
 INDEX_BATCH = 5000
 LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
 
@@ -133,9 +135,12 @@ class IndexDoc:
     lang: str = DEFAULT_LANGUAGE
     types: frozenset[str] = frozenset()  # the attachment types (ATTACHMENT_TYPES) it carries
 
-    def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
+    def timestamp(self) -> int:
         when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
-        terms, _pairs = doc_terms(self.text or "", self.lang)
+        return min(max(int(when.timestamp()), 0), MAX_TS)
+
+    def meta(self, platform_codes: dict[str, int]) -> int:
+        """The `meta` column's value (a platform not seen before gets the next number)."""
         code = platform_codes.get(self.platform)
         if code is None:
             code = platform_codes[self.platform] = min(len(platform_codes) + 1, OTHER_PLATFORMS)
@@ -144,11 +149,19 @@ class IndexDoc:
                 | (DELETED_BIT if self.deleted else 0))
         for kind in self.types:
             meta |= TYPE_BITS[kind]
-        out: dict[str, Any] = {"id": self.id, "c": [self.chat_id],
-                               "ts": min(max(int(when.timestamp()), 0), MAX_TS), "meta": meta}
+        return meta
+
+    def who_keys(self) -> list[str]:
+        return [k for k in dict.fromkeys(self.who) if k]
+
+    def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
+        """The document as Whoosh's `add_document` takes it."""
+        out: dict[str, Any] = {"id": self.id, "c": [self.chat_id], "ts": self.timestamp(),
+                               "meta": self.meta(platform_codes)}
+        terms = doc_terms(self.text or "", self.lang)
         if terms:
             out["t"] = terms
-        who = [k for k in dict.fromkeys(self.who) if k]
+        who = self.who_keys()
         if who:
             out["who"] = who
         return out
@@ -268,35 +281,87 @@ class FullTextIndex:
     # ------------------------------------------------------------------ writing
     def write(self, docs: Iterable[IndexDoc], seq: int, *, fresh: bool, expected: int = 0,
               languages: dict[str, str] | None = None) -> int:
-        """Add (fresh index) or update documents, commit, then record `seq` as applied."""
-        ix = self.ix
-        bulk = fresh and expected >= BULK_THRESHOLD
-        writer = ix.writer(procs=2, multisegment=True) if bulk else ix.writer()
+        """Add (fresh index) or update documents, commit, then record `seq` as applied.
+
+        Many documents (a first import, a rebuild, a big re-import) are written as new segments
+        straight from memory (`segment.SegmentBuilder`); a few go through Whoosh's writer, which
+        replaces a document of the same id in place and merges small segments."""
         state = self._state()
         platforms: dict[str, int] = dict(state.get("platforms") or {})
-        lo, hi = state.get("min_ts"), state.get("max_ts")
+        span = [state.get("min_ts"), state.get("max_ts")]
+        if fresh or expected >= BULK_THRESHOLD:
+            n = self._write_segments(docs, platforms, span, replace=not fresh)
+        else:
+            n = self._write_documents(docs, platforms, span)
+        state.update(platforms=platforms, min_ts=span[0], max_ts=span[1])
+        if languages is not None:
+            state["languages"] = languages
+        state["seq"] = seq
+        self._write_state(state)
+        return n
+
+    def _commit(self, writer, state_before: dict, platforms: dict[str, int], span: list,
+                **commit_args: Any) -> None:
+        # what the documents say about the index may only widen: written before the commit so
+        # a crash after it never leaves the index holding more than its state says
+        self._write_state({**state_before, "platforms": platforms, "min_ts": span[0],
+                           "max_ts": span[1]})
+        writer.commit(**commit_args)
+
+    def _write_documents(self, docs: Iterable[IndexDoc], platforms: dict[str, int],
+                         span: list) -> int:
+        state = self._state()
+        writer = self.ix.writer()
         n = 0
         try:
-            put = writer.add_document if fresh else writer.update_document
             for doc in docs:
                 f = doc.fields(platforms)
-                ts = f["ts"]
-                lo = ts if lo is None or ts < lo else lo
-                hi = ts if hi is None or ts > hi else hi
-                put(**f)
+                _widen(span, f["ts"])
+                writer.update_document(**f)
                 n += 1
         except BaseException:
             writer.cancel()
             raise
-        # what the documents say about the index may only widen: written before the commit so
-        # a crash after it never leaves the index holding more than its state says
-        state.update(platforms=platforms, min_ts=lo, max_ts=hi)
-        if languages is not None:
-            state["languages"] = languages
-        self._write_state(state)
-        writer.commit(merge=not fresh)
-        state["seq"] = seq
-        self._write_state(state)
+        self._commit(writer, state, platforms, span, merge=True)
+        return n
+
+    def _write_segments(self, docs: Iterable[IndexDoc], platforms: dict[str, int], span: list,
+                        *, replace: bool) -> int:
+        """New documents as new segments, SEGMENT_POSTINGS postings at most each (memory stays
+        bounded); with `replace`, documents of the same ids already indexed are deleted."""
+        state = self._state()
+        ix = self.ix
+        writer = ix.writer()
+        codec = writer.codec
+        segments = []
+        ids: list[str] = []
+        n = 0
+        builder = SegmentBuilder()
+        try:
+            for doc in docs:
+                ts = doc.timestamp()
+                _widen(span, ts)
+                builder.add(doc.id, doc_terms(doc.text or "", doc.lang), doc.chat_id,
+                            doc.who_keys(), ts, doc.meta(platforms))
+                n += 1
+                if builder.postings >= SEGMENT_POSTINGS:
+                    segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
+                    if replace:
+                        ids += builder.ids
+                    builder = SegmentBuilder()
+            if len(builder):
+                segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
+                if replace:
+                    ids += builder.ids
+            if replace and ids:
+                searcher = writer.searcher()
+                for record_id in ids:
+                    writer.delete_by_term("id", record_id, searcher=searcher)
+            writer.segments.extend(segments)
+        except BaseException:
+            writer.cancel()
+            raise
+        self._commit(writer, state, platforms, span, merge=False)
         return n
 
     def delete(self, ids: Iterable[str]) -> int:
@@ -355,6 +420,13 @@ class FullTextIndex:
             values = _load_column(reader, name)
             self._columns[key] = values
         return values
+
+
+def _widen(span: list, ts: int) -> None:
+    if span[0] is None or ts < span[0]:
+        span[0] = ts
+    if span[1] is None or ts > span[1]:
+        span[1] = ts
 
 
 def _load_column(reader, name: str) -> array:
