@@ -11,9 +11,16 @@ whole. Attribute names are the Android content providers' columns as the app wri
                 sent_at=2024-03-02 09:00 UTC)
 
 A conversation is the set of the other people's numbers (an MMS group has several, joined by
-`~` in `address`); its key does not depend on the backup file, so the next backup, or a backup
-of the same phone made by another run, lands in the same chats. Messages have no id that
-survives a restore, so ids are derived from chat + time in ms + sender + text + occurrence.
+`~` in `address`, by `,` on some phones, written with and without `+`); its key does not depend
+on the backup file, so the next backup, or a backup of the same phone made by another run, lands
+in the same chats. Messages have no id that survives a restore, so ids are derived from chat +
+time in ms + sender + text + occurrence. Where each attribute and code was seen in public
+material: importers/SOURCES.md.
+
+The owner's own number is in the `<addr>` list of a group MMS (type 137, "from", on what they
+sent). Without owner.handles in the config, the first sent MMS that names it teaches it (one
+extra streamed pass over the file, stopped there), so that group chats do not count the owner
+as a member.
 """
 
 from __future__ import annotations
@@ -53,12 +60,19 @@ NULL = "null"  # how the app writes a missing value
 SMS_RECEIVED, SMS_SENT, SMS_DRAFT, SMS_OUTBOX, SMS_FAILED, SMS_QUEUED = 1, 2, 3, 4, 5, 6
 # <mms msg_box>: Telephony.BaseMmsColumns.MESSAGE_BOX_*
 MMS_INBOX, MMS_SENT, MMS_DRAFTS, MMS_OUTBOX = 1, 2, 3, 4
+# <mms m_type>: PduHeaders MESSAGE_TYPE_*: a notification of an MMS never downloaded
+MMS_NOTIFICATION_IND = 130
 # <addr type>: PduHeaders FROM / TO / CC / BCC
 ADDR_FROM, ADDR_TO, ADDR_CC, ADDR_BCC = 137, 151, 130, 129
+NO_ADDRESS = "insert-address-token"  # what a sent MMS has as its "from" before the network fills it
 SMIL = "application/smil"
 # <call type>: CallLog.Calls.*_TYPE
 CALL_INCOMING, CALL_OUTGOING, CALL_MISSED, CALL_VOICEMAIL, CALL_REJECTED, CALL_BLOCKED = 1, 2, 3, 4, 5, 6
+CALL_ANSWERED_EXTERNALLY = 7  # answered on another device of the same number
 UNANSWERED_CALLS = {CALL_MISSED, CALL_VOICEMAIL, CALL_REJECTED, CALL_BLOCKED}
+# <call presentation>: CallLog.Calls.PRESENTATION_*: who called when no number is shown
+HIDDEN_CALLERS = {2: "Private number", 3: "Unknown number", 4: "Payphone"}
+SECONDS_BEFORE = 10**11  # an Android time below this is in seconds (MMS date_sent), else in ms
 
 
 def _value(element: ET.Element, name: str) -> str:
@@ -94,6 +108,22 @@ def from_ms(value: str) -> datetime:
     return EPOCH + timedelta(milliseconds=ms)
 
 
+def _sent_time(value: str) -> str | None:
+    """`date_sent` as ISO text: ms for SMS, seconds for MMS; 0 (what sent messages have) is None."""
+    n = _int(value)
+    if not n or n < 0:
+        return None
+    try:
+        return (EPOCH + timedelta(milliseconds=n if n >= SECONDS_BEFORE else n * 1000)).isoformat()
+    except OverflowError:
+        return None
+
+
+def _numbers(address: str) -> list[str]:
+    """The numbers of an `address` attribute: one, or a group's joined by `~` (or `,`)."""
+    return [a.strip() for a in re.split(r"[~,]", address) if a.strip()]
+
+
 class AndroidSmsImporter:
     platform = PLATFORM
 
@@ -127,7 +157,29 @@ class _Run:
 
     # ---------------------------------------------------------------- the pass
 
+    def _learn_owner(self) -> str | None:
+        """The owner's number as a sent MMS names it (its 137 "from" address), or None."""
+        try:
+            for _event, element in ET.iterparse(self.path, events=("end",)):
+                if element.tag == "mms":
+                    if _value(element, "msg_box") == str(MMS_SENT):
+                        for a in element.iter("addr"):
+                            number = a.get("address") or ""
+                            if _int(a.get("type") or "") == ADDR_FROM and number and number != NO_ADDRESS:
+                                return number
+                    element.clear()
+                elif element.tag in ("sms", "call"):
+                    element.clear()
+        except (ET.ParseError, OSError):
+            return None  # the real pass reports it
+        return None
+
     def records(self) -> Iterator[Record]:
+        learned = None
+        if not self.owner:
+            learned = self._learn_owner()
+            if learned:
+                self.owner = {phone_key(learned)}
         try:
             events = ET.iterparse(self.path, events=("start", "end"))
             root_seen = False
@@ -163,7 +215,10 @@ class _Run:
         if self.counts["embedded"]:
             notes.append(f"{self.counts['embedded']} MMS attachment(s) are inside the backup (base64); "
                          "their names, types and sizes are kept")
-        if not self.owner:
+        if learned:
+            notes.append(f"your number taken to be {learned} (the sender of your own MMS); "
+                         "set owner.handles in the config to be sure")
+        elif not self.owner:
             notes.append("owner.handles is not set in the config: group MMS may list your own number")
         yield SourceState(notes=notes)
 
@@ -224,6 +279,8 @@ class _Run:
                       sender=sender, sender_handle=None if mine else address, text=text, raw=raw)
         if _value(e, "subject"):
             msg.extra["subject"] = _value(e, "subject")
+        if _sent_time(_value(e, "date_sent")):
+            msg.extra["date_sent"] = _sent_time(_value(e, "date_sent"))  # the sender's phone's time
         self._status(msg, kind, {SMS_DRAFT: "draft", SMS_OUTBOX: "outbox", SMS_FAILED: "failed",
                                  SMS_QUEUED: "queued"})
         yield msg
@@ -237,10 +294,10 @@ class _Run:
     def _mms(self, e: ET.Element, raw: str) -> Iterator[Record]:
         self.counts["mms"] += 1
         box = _int(_value(e, "msg_box")) or MMS_INBOX
-        numbers = [a for a in _value(e, "address").split("~") if a]
+        numbers = _numbers(_value(e, "address"))
         addrs = [(a.get("address") or "", _int(a.get("type") or "")) for a in e.iter("addr")]
         if not numbers:
-            numbers = [a for a, t in addrs if a and a != "insert-address-token"]
+            numbers = [a for a, t in addrs if a and a != NO_ADDRESS]
         names = [n.strip() for n in _value(e, "contact_name").split(",")] if _value(e, "contact_name") else []
         if names == ["(Unknown)"]:
             names = []
@@ -275,6 +332,10 @@ class _Run:
                       kind="media" if attachments else "text", attachments=attachments, raw=raw)
         if _value(e, "sub"):
             msg.extra["subject"] = _value(e, "sub")
+        if _sent_time(_value(e, "date_sent")):
+            msg.extra["date_sent"] = _sent_time(_value(e, "date_sent"))
+        if _int(_value(e, "m_type")) == MMS_NOTIFICATION_IND:
+            msg.extra["status"] = "not downloaded"  # the phone was told of it, never fetched it
         self._status(msg, box, {MMS_DRAFTS: "draft", MMS_OUTBOX: "outbox"})
         yield msg
 
@@ -282,11 +343,15 @@ class _Run:
         self.counts["call"] += 1
         number = _value(e, "number")
         names = [_value(e, "contact_name")] if _value(e, "contact_name") not in ("", "(Unknown)") else []
+        hidden = HIDDEN_CALLERS.get(_int(_value(e, "presentation")) or 1)
+        if hidden and not re.search(r"\d", number):
+            number, names = hidden, [hidden]  # no number shown ("", "-2"...): one chat per kind
         chat = self._chat([number], names)
         yield from self._new(chat)
         kind = _int(_value(e, "type")) or CALL_INCOMING
         duration = _int(_value(e, "duration"))
         direction = "outgoing" if kind == CALL_OUTGOING else ("missed" if kind in UNANSWERED_CALLS else "incoming")
+        # answered on another device (7) is answered; blocked (6) and rejected (5) are missed
         yield Call(id=call_id(PLATFORM, chat.key, _value(e, "date"), kind), platform=PLATFORM, chat_id=chat.id,
                    started_at=from_ms(_value(e, "date")), direction=direction, media="voice",
                    duration=duration, answered=None if kind == CALL_OUTGOING else kind not in UNANSWERED_CALLS,

@@ -1,8 +1,9 @@
 """Facebook Messenger and Instagram direct messages from Meta's "Download your information".
 
 A thread is a folder `messages/inbox/<thread>/` (also `archived_threads/`, `message_requests/`,
-`filtered_threads/`; under `your_activity_across_facebook/` or `your_instagram_activity/` in
-newer downloads) holding `message_1.json`, `message_2.json`... newest messages first:
+`filtered_threads/`, `e2ee_cutover/`; under `your_activity_across_facebook/` (2022-2024),
+`your_facebook_activity/` (2025) or `your_instagram_activity/` in newer downloads) holding
+`message_1.json`, `message_2.json`... newest messages first (see importers/SOURCES.md):
 
     {"participants": [{"name": "Anna Berg"}, {"name": "Sam Rivera"}], "title": "Anna Berg",
      "thread_path": "inbox/annaberg_10158", "messages": [
@@ -12,16 +13,20 @@ newer downloads) holding `message_1.json`, `message_2.json`... newest messages f
 
 Meta writes the text as UTF-8 bytes each escaped as a Latin-1 code point ("Ã©" for "é");
 `repair` turns it back, and leaves text that is already right alone. The end-to-end encrypted
-Messenger download uses another layout (camelCase: `threadName`, `senderName`, `timestamp`,
-`text`, `media`, `isUnsent`, already proper UTF-8); both are read.
+Messenger download is another layout: one flat file per thread (`<name>_<n>.json`, no thread
+folder) in camelCase (`participants` as plain names, `threadName`, `senderName`, `timestamp` in
+ms, `text`, `media` with uris like `./media/<file>` beside the file, `reactions`, `isUnsent`);
+both are read.
 
 Ids: Meta gives messages no id in these files; a message is thread + time in ms + sender + text
-+ occurrence, and the thread is its folder name (stable across downloads).
++ occurrence, and the thread is its folder name (stable across downloads), or `e2ee/<file name>`
+for a flat end-to-end encrypted thread.
 """
 
 from __future__ import annotations
 
 import json
+import mimetypes
 import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -99,7 +104,9 @@ class MetaImporter:
         path = Path(path)
         try:
             if path.is_file():
-                return MESSAGE_FILE.fullmatch(path.name) is not None and _looks_like_thread(path)
+                if MESSAGE_FILE.fullmatch(path.name):
+                    return _looks_like_thread(path)
+                return path.suffix.lower() == ".json" and _looks_like_e2ee_file(path)
             if path.is_dir():
                 files = thread_files(path)
                 return bool(files) and _looks_like_thread(files[0])
@@ -109,6 +116,10 @@ class MetaImporter:
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         path = Path(path)
+        if path.is_file() and not MESSAGE_FILE.fullmatch(path.name):
+            # a flat end-to-end encrypted thread: the file is the thread, its media beside it
+            return _Thread(path.parent, [path], options, key=f"e2ee/{path.stem}",
+                           roots=[path.parent]).records()
         folder = path.parent if path.is_file() else path
         files = thread_files(folder)
         if not files:
@@ -116,21 +127,32 @@ class MetaImporter:
         return _Thread(folder, files, options).records()
 
 
-def _looks_like_thread(path: Path) -> bool:
+def _head(path: Path) -> str:
     with path.open("rb") as f:
-        head = f.read(4096).decode("utf-8", errors="replace")
+        return f.read(4096).decode("utf-8", errors="replace")
+
+
+def _looks_like_thread(path: Path) -> bool:
+    head = _head(path)
     return ('"participants"' in head or '"threadName"' in head) and '"messages"' in head or (
         '"sender_name"' in head or '"senderName"' in head)
 
 
+def _looks_like_e2ee_file(path: Path) -> bool:
+    head = _head(path)
+    return '"participants"' in head and ('"threadName"' in head or '"senderName"' in head)
+
+
 class _Thread:
-    def __init__(self, folder: Path, files: list[Path], options: ImportOptions) -> None:
+    def __init__(self, folder: Path, files: list[Path], options: ImportOptions, key: str | None = None,
+                 roots: list[Path] | None = None) -> None:
         self.folder, self.files, self.options = folder, files, options
         lowered = str(folder).lower()
         self.platform = "instagram" if any(m in lowered for m in INSTAGRAM_MARKERS) else "messenger"
+        self.key = f"{self.platform}:{key or folder.name}"
         self.owner_names = {n.casefold() for n in options.owner_names}
         self.occurrences = Occurrences()
-        self.roots = _download_roots(folder)
+        self.roots = roots or _download_roots(folder)
 
     def records(self) -> Iterator[Record]:
         parsed: list[tuple[Path, dict]] = []
@@ -143,7 +165,8 @@ class _Thread:
                 raise FormatError(f"{f}: not complete JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
             if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
                 raise FormatError(f"{f}: not a Messenger/Instagram thread (no messages list)")
-            parsed.append((f, data if "threadName" in data else fix(data)))
+            # both layouts: repair leaves text that is already right alone
+            parsed.append((f, fix(data)))
         first = parsed[0][1]
         notes: list[str] = []
         listed = first.get("participants") if isinstance(first.get("participants"), list) else []
@@ -161,8 +184,7 @@ class _Thread:
                              "title); set owner.names in the config to be sure")
         title = title or ", ".join(others) or self.folder.name
         group = len(others) > 1 or first.get("thread_type") == "RegularGroup"
-        chat = Chat(self.platform, f"{self.platform}:{self.folder.name}", title, group=group,
-                    participants=others)
+        chat = Chat(self.platform, self.key, title, group=group, participants=others)
         yield chat
         count = 0
         # oldest first, whatever order the files keep (Meta's newest first, message_1 the newest)
@@ -178,7 +200,7 @@ class _Thread:
             except (KeyError, TypeError, ValueError, OverflowError) as e:
                 yield Problem(str(f), i + 1, f"unexpected message ({e})",
                               json.dumps(m, ensure_ascii=False), chat.id)
-        yield SourceState(notes=[f"{self.platform}: thread {self.folder.name!r}, {count} message(s) "
+        yield SourceState(notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {count} message(s) "
                                  f"in {len(self.files)} file(s)", *notes])
 
     def _message(self, m: dict[str, Any], chat: Chat, f: Path, i: int) -> Message | Call:
@@ -239,7 +261,10 @@ class _Thread:
 
     def _attachment(self, item: dict[str, Any], mime: str | None) -> Attachment:
         uri = item.get("uri") if isinstance(item.get("uri"), str) else ""
-        return Attachment(name=uri.rsplit("/", 1)[-1] or None, mime_type=mime, path=self._file(uri))
+        name = uri.rsplit("/", 1)[-1] or None
+        if mime is None and name:
+            mime = mimetypes.guess_type(name)[0]
+        return Attachment(name=name, mime_type=mime, path=self._file(uri))
 
     def _file(self, uri: str) -> str | None:
         """uris are relative to the download's top folder ('messages/inbox/x/photos/1.jpg', or

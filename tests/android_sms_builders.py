@@ -5,7 +5,11 @@ Rivera, +15550100000).
 - `build_small(folder)`: sms-<date>.xml with a few SMS with Anna Berg.
 - `build_full(folder)`: sms-<date>.xml with every kind (received, sent, draft, failed SMS; MMS
   with a picture and text; a group MMS; a short code; an unknown sender; text with markup and
-  emoji) and calls-<date>.xml with every call type.
+  emoji; a contact card; an MMS never downloaded; a group whose numbers are written with and
+  without `+`) and calls-<date>.xml with every call type (answered on another device and a
+  private number included).
+
+Where each attribute and code was seen in public material: importers/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -75,6 +79,13 @@ def picture_part(name: str) -> dict[str, str]:
             "data": base64.b64encode(PICTURE).decode()}
 
 
+def vcard_part() -> dict[str, str]:
+    card = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Lia Moreau\r\nTEL:+15550100007\r\nEND:VCARD\r\n"
+    return {"seq": "0", "ct": "text/x-vCard", "name": "null", "chset": "null", "cd": "null", "fn": "null",
+            "cid": "<contact000000>", "cl": "contact000000.vcf", "ctt_s": "null", "ctt_t": "null",
+            "text": "null", "data": base64.b64encode(card.encode()).decode()}
+
+
 def small_messages() -> list[str]:
     return [
         sms(0, ANNA, 1, "Are we still on for Saturday?", "Anna Berg"),
@@ -99,14 +110,20 @@ def full_messages() -> list[str]:
             [(SAM, 137), (ANNA, 151), (BEN, 151)]),
         mms(16, 1, f"{BEN}~{ANNA}", "Ben Ortiz, Anna Berg", [text_part("Count me in")],
             [(BEN, 137), (ANNA, 151), (SAM, 151)]),
+        # the same group as another phone writes it: numbers without "+", no contact names
+        mms(17, 1, "15550100002~15550100001", "null", [text_part("Same group, other spelling")],
+            [("15550100002", 137), ("15550100001", 151), ("15550100000", 151)]),
+        mms(18, 1, ANNA, "Anna Berg", [vcard_part()], [(ANNA, 137), (SAM, 151)]),
+        mms(19, 1, BEN, "Ben Ortiz", [], [(BEN, 137), (SAM, 151)], m_type="130"),
     ]
 
 
 def calls() -> list[str]:
-    def call(minutes: float, number: str, kind: int, duration: int, name: str = "null") -> str:
+    def call(minutes: float, number: str, kind: int, duration: int, name: str = "null",
+             presentation: int = 1) -> str:
         return "  " + element("call", {
             "number": number, "duration": str(duration), "date": ms(minutes), "type": str(kind),
-            "presentation": "1", "subscription_id": "1", "post_dial_digits": "",
+            "presentation": str(presentation), "subscription_id": "1", "post_dial_digits": "",
             "subscription_component_name": "com.android.phone/com.android.services.telephony.TelephonyConnectionService",
             "readable_date": readable(minutes), "contact_name": name})
     return [
@@ -116,6 +133,8 @@ def calls() -> list[str]:
         call(31, BEN, 5, 0, "Ben Ortiz"),
         call(32, LIA, 4, 12, "Lia Moreau"),
         call(33, "+15559998888", 6, 0),
+        call(34, ANNA, 7, 240, "Anna Berg"),  # answered on another device
+        call(35, "", 1, 15, "(Unknown)", presentation=2),  # a caller who hid the number
     ]
 
 

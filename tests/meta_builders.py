@@ -7,8 +7,15 @@ is Sam Rivera).
 - `build_messenger_full(root)`: the current layout (your_activity_across_facebook/messages/...):
   a 1:1 thread over two files with photos, a share, reactions, a call, a missed call, an unsent
   message, a sticker, and a group thread with people joining and leaving.
+- `build_messenger_2025(root)`: the 2025 layout (your_facebook_activity/messages/...): a thread
+  with videos (and their thumbnails), voice clips, gifs, files and a group video call, an
+  archived thread, and a thread in e2ee_cutover/ (what was said before the chat became end-to-end
+  encrypted, in the ordinary layout).
 - `build_instagram(root)`: your_instagram_activity/messages/inbox/<thread>/message_1.json.
-- `build_messenger_e2ee(root)`: the end-to-end encrypted Messenger layout (camelCase, real UTF-8).
+- `build_messenger_e2ee(root)`: the end-to-end encrypted Messenger download: one flat camelCase
+  file per thread (`<name>_<n>.json`), its media in `media/` beside it.
+
+Where each field was seen in public material: importers/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -115,15 +122,56 @@ def build_instagram(root: Path) -> Path:
     ], "inbox/tombecker_17843"))
 
 
+def build_messenger_2025(root: Path) -> list[Path]:
+    base = root / "your_facebook_activity" / "messages"
+    chloe = base / "inbox" / "chloedubois_31337"
+    rel = "your_facebook_activity/messages/inbox/chloedubois_31337"
+    for name, data in (("videos/2291_n.mp4", b"\x00\x00\x00\x18ftypmp42"),
+                       ("photos/2291_thumb.jpg", b"\xff\xd8thumb"),
+                       ("audio/audioclip1709370000.mp4", b"\x00\x00\x00\x18ftypM4A "),
+                       ("gifs/dance.gif", b"GIF89a"), ("files/topo-north-face.pdf", b"%PDF-1.4 topo")):
+        (root / rel / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel / name).write_bytes(data)
+    paths = [write(chloe / "message_1.json", thread("Chloé Dubois", ["Chloé Dubois", "Sam Rivera"], [
+        m(80, "Chloé Dubois", "Regarde ça !", videos=[{
+            "uri": f"{rel}/videos/2291_n.mp4", "creation_timestamp": ms(80) // 1000,
+            "thumbnail": {"uri": f"{rel}/photos/2291_thumb.jpg"}}]),
+        m(81, "Sam Rivera", None, audio_files=[{"uri": f"{rel}/audio/audioclip1709370000.mp4",
+                                                 "creation_timestamp": ms(81) // 1000}]),
+        m(82, "Chloé Dubois", None, gifs=[{"uri": f"{rel}/gifs/dance.gif"}]),
+        m(83, "Sam Rivera", None, files=[{"uri": f"{rel}/files/topo-north-face.pdf",
+                                           "creation_timestamp": ms(83) // 1000}]),
+        m(84, "Chloé Dubois", "The video call ended.", call_duration=312),
+        m(85, "Chloé Dubois", "You missed a call from Chloé.", call_duration=0),
+        m(86, "Sam Rivera", "Merci, à samedi 🧗",
+          reactions=[{"reaction": "😍", "actor": "Chloé Dubois"}]),
+    ], "inbox/chloedubois_31337", joinable_mode={"mode": 1, "link": ""}))]
+    paths.append(write(base / "archived_threads" / "bennyortiz_4242" / "message_1.json", thread(
+        "Ben Ortiz", ["Ben Ortiz", "Sam Rivera"], [
+            m(90, "Ben Ortiz", "Old plans, archived"),
+            m(91, "Sam Rivera", "Still on for spring?"),
+        ], "archived_threads/bennyortiz_4242", is_still_participant=True)))
+    paths.append(write(base / "e2ee_cutover" / "annaberg_10158" / "message_1.json", thread(
+        "Anna Berg", ["Anna Berg", "Sam Rivera"], [
+            m(92, "Anna Berg", "Before the switch to encryption"),
+            m(93, "Sam Rivera", "Noted ✔"),
+        ], "e2ee_cutover/annaberg_10158")))
+    return paths
+
+
 def build_messenger_e2ee(root: Path) -> Path:
-    path = root / "messages" / "e2ee_cutover" / "annaberg_10158" / "message_1.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = root / "your_facebook_activity" / "messages"
+    path = folder / "annaberg_1.json"
+    (folder / "media").mkdir(parents=True, exist_ok=True)
+    (folder / "media" / "5c2a9e.jpeg").write_bytes(b"\xff\xd8e2ee")
     data = {"participants": ["Anna Berg", "Sam Rivera"], "threadName": "Anna Berg", "messages": [
         {"isUnsent": False, "media": [], "reactions": [], "senderName": "Anna Berg",
-         "text": "Encrypted chats export too — café ☕", "timestamp": ms(70), "type": "text"},
-        {"isUnsent": False, "media": [{"uri": "./media/photo_1.jpg"}], "reactions": [
+         "text": "Encrypted chats export too — café ☕", "timestamp": ms(70), "type": "Generic"},
+        {"isUnsent": False, "media": [{"uri": "./media/5c2a9e.jpeg"}], "reactions": [
             {"actor": "Anna Berg", "reaction": "👍"}], "senderName": "Sam Rivera", "text": "",
-         "timestamp": ms(71), "type": "media"},
+         "timestamp": ms(71), "type": "Generic"},
+        {"isUnsent": True, "media": [], "reactions": [], "senderName": "Anna Berg", "text": "",
+         "timestamp": ms(72), "type": "Generic"},
     ]}
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

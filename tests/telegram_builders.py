@@ -28,6 +28,11 @@ def stamp(minutes: float) -> dict[str, str]:
             "date_unixtime": str(int(when.timestamp()))}
 
 
+def reacted(who: str, minutes: float) -> dict[str, str]:
+    """One of a reaction's `recent` list: who and when, `date` only (local time, no unixtime)."""
+    return {"from": NAMES[who], "from_id": who, "date": stamp(minutes)["date"]}
+
+
 def text_entities(text: Any) -> list[dict]:
     if isinstance(text, str):
         return [{"type": "plain", "text": text}] if text else []
@@ -59,7 +64,7 @@ def lia_messages(folder: Path, full: bool) -> list[dict]:
         msg(1, 0, LIA, "Are you coming to the climbing gym tonight?"),
         msg(2, 1, SAM, ["Yes! ", {"type": "bold", "text": "7pm"}, " works"],
             reactions=[{"type": "emoji", "count": 1, "emoji": "👍",
-                        "recent": [{"from": NAMES[LIA], "from_id": LIA, **stamp(2)}]}]),
+                        "recent": [reacted(LIA, 2)]}]),
         msg(3, 3, LIA, "Great, see you there", reply_to_message_id=2),
         msg(4, 5, SAM, "Bringing the new rope", edited=stamp(6)["date"],
             edited_unixtime=stamp(6)["date_unixtime"]),
@@ -94,9 +99,21 @@ def lia_messages(folder: Path, full: bool) -> list[dict]:
         msg(16, 48, LIA, "Forwarding this from Tom", forwarded_from=NAMES[TOM]),
         msg(17, 49, SAM, "Nice, thanks", reply_to_message_id=16,
             reactions=[{"type": "emoji", "count": 2, "emoji": "❤️",
-                        "recent": [{"from": NAMES[LIA], "from_id": LIA, **stamp(50)}]},
+                        "recent": [reacted(LIA, 50)]},
                        {"type": "custom_emoji", "count": 1, "document_id": "5368324170671202286"}]),
         msg(18, 51, LIA, "", photo=NOT_INCLUDED, self_destruct_period_seconds=10),
+        # a video with its thumbnail, shown blurred (a spoiler); the thumbnail is no second file
+        msg(19, 52, LIA, "Spoiler: we made it", file=NOT_INCLUDED, file_name="summit.mp4",
+            file_size=48213377, thumbnail=write_file(folder, "video_files/summit.mp4_thumb.jpg", b"\xff\xd8th"),
+            thumbnail_file_size=5, media_type="video_file", mime_type="video/mp4", duration_seconds=31,
+            width=1920, height=1080, media_spoiler=True),
+        service(20, 53, SAM, "pin_message", message_id=19),
+        # a reply to a message of another chat (the channel): kept as a reference, not a link
+        msg(21, 54, LIA, "Did you see this closure?", reply_to_message_id=301,
+            reply_to_peer_id=f"channel{CHANNEL}"),
+        # a bot's message with buttons under it
+        msg(22, 55, LIA, "Weather for Saturday: dry", via_bot="@weatherbot",
+            inline_bot_buttons=[[{"type": "url", "text": "Forecast", "data": "https://example.org/wx"}]]),
     ]
 
 
@@ -110,8 +127,12 @@ def forum_messages() -> list[dict]:
         msg(105, 64, LIA, "I have a spare one", reply_to_message_id=104),
         msg(106, 65, SAM, "Font trip in May?", reply_to_message_id=103),
         msg(107, 66, CHLOE, "Welcome everyone!"),
+        # an account deleted since: `from` is null, its id stays
+        {"id": 113, "type": "message", **stamp(66.5), "from": None, "from_id": "user1010",
+         "text": "Count me in for Font", "text_entities": [{"type": "plain", "text": "Count me in for Font"}],
+         "reply_to_message_id": 103},
         service(108, 67, LIA, "group_call", duration=600),
-        service(109, 68, CHLOE, "invite_members", members=[NAMES[TOM]]),
+        service(109, 68, CHLOE, "invite_members", members=[NAMES[TOM], None]),
         service(110, 69, SAM, "set_messages_ttl", period=604800),
         service(111, 70, SAM, "topic_edit", new_title="Trips 2024", reply_to_message_id=103),
         msg(112, 71, TOM, "Thanks for adding me", reply_to_message_id=109),

@@ -57,17 +57,40 @@ def test_sms_and_mms_of_every_kind():
     assert {by_text(records, t).chat_id for t in ("Hi all", "Hello group!", "Count me in")} == {group}
     assert [by_text(records, t).sender for t in ("Hi all", "Hello group!", "Count me in")] == [
         "Anna Berg", "me", "Ben Ortiz"]
+    # the same group as another phone writes it (no "+", no names): the same chat
+    other = by_text(records, "Same group, other spelling")
+    assert (other.chat_id, other.sender, other.sender_handle) == (group, "15550100002", "15550100002")
+    # a received SMS keeps when the sender's phone sent it; a sent one has none (date_sent="0")
+    assert by_text(records, "Are we still on").extra["date_sent"] == "2024-03-02T08:59:54+00:00"
+    assert "date_sent" not in by_text(records, "Yes! Trailhead").extra
+    card = next(m for m in records if isinstance(m, Message) and m.attachments
+                and m.attachments[0].mime_type == "text/x-vCard")
+    assert (card.chat_id, card.attachments[0].name, card.text) == (anna, "contact000000.vcf", "")
+    never = [m for m in records if isinstance(m, Message) and m.extra.get("status") == "not downloaded"]
+    assert [(m.sender, m.text) for m in never] == [("Ben Ortiz", "")]
     notes = next(r for r in records if isinstance(r, SourceState)).notes
-    assert notes[0] == "SMS Backup & Restore: 7 SMS, 5 MMS, 0 call(s)"
+    assert notes[0] == "SMS Backup & Restore: 7 SMS, 8 MMS, 0 call(s)"
+
+
+def test_without_owner_handles_the_owner_number_is_learned_from_a_sent_mms():
+    records = read(FULL_SMS, ImportOptions())
+    groups = [r for r in records if isinstance(r, Chat) and r.group]
+    assert [(g.name, sorted(g.handles)) for g in groups] == [
+        ("Anna Berg, Ben Ortiz", ["+1 555-010-0001", "+15550100002"])]
+    assert by_text(records, "Hello group!").sender == "me"
+    notes = next(r for r in records if isinstance(r, SourceState)).notes
+    assert any("+15550100000" in n and "owner.handles" in n for n in notes)
 
 
 def test_the_call_log():
     records = read(FULL_CALLS)
     calls = [(c.direction, c.duration, c.answered) for c in records if isinstance(c, Call)]
     assert calls == [("incoming", 95, True), ("outgoing", 30, None), ("missed", 0, False),
-                     ("missed", 0, False), ("missed", 12, False), ("missed", 0, False)]
+                     ("missed", 0, False), ("missed", 12, False), ("missed", 0, False),
+                     ("incoming", 240, True),  # type 7: answered on another device
+                     ("incoming", 15, True)]
     chats = [r.name for r in records if isinstance(r, Chat)]
-    assert chats == ["Anna Berg", "Ben Ortiz", "Lia Moreau", "+15559998888"]
+    assert chats == ["Anna Berg", "Ben Ortiz", "Lia Moreau", "+15559998888", "Private number"]
 
 
 def test_a_newer_backup_adds_only_what_is_new_and_calls_join_the_chats(cli, fixtures_dir):
@@ -75,12 +98,12 @@ def test_a_newer_backup_adds_only_what_is_new_and_calls_join_the_chats(cli, fixt
     first = cli.json(*config, "import", SMALL)
     assert first[0]["messages"]["new"] == 3
     later = cli.json(*config, "import", HERE)
-    assert sum(r["messages"]["new"] for r in later) == 12 - 3  # the small backup's three are known
-    assert sum(r["calls"]["new"] for r in later) == 6
+    assert sum(r["messages"]["new"] for r in later) == 15 - 3  # the small backup's three are known
+    assert sum(r["calls"]["new"] for r in later) == 8
     again = cli.json(*config, "import", HERE, "--force")
     assert all(r["messages"]["new"] == r["messages"]["updated"] == 0 for r in again)
     chats = {c["chat"]: c for c in cli.json(*config, "chats", "--platform", "sms")["chats"]}
-    assert chats["Anna Berg"]["messages"] == 5
+    assert chats["Anna Berg"]["messages"] == 6
     people = cli.json(*config, "people", "--query", "Anna")["people"]
     assert [p["name"] for p in people if "sms" in p["platforms"]] == ["Anna Berg"]
 

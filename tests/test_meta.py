@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from meta_builders import (
     build_instagram,
+    build_messenger_2025,
     build_messenger_e2ee,
     build_messenger_full,
     build_messenger_small,
@@ -25,7 +26,9 @@ FULL = HERE / "facebook-samrivera-2024-03-02"
 LIA = FULL / "your_activity_across_facebook" / "messages" / "inbox" / "liamoreau_20771"
 CREW = FULL / "your_activity_across_facebook" / "messages" / "inbox" / "climbingcrew_99812"
 INSTAGRAM = HERE / "instagram-samrivera-2024-03-02" / "your_instagram_activity" / "messages" / "inbox" / "tombecker_17843"
-E2EE = HERE / "messenger-e2ee" / "messages" / "e2ee_cutover" / "annaberg_10158"
+NEW = HERE / "facebook-samrivera-2025-01-30" / "your_facebook_activity" / "messages"
+CHLOE = NEW / "inbox" / "chloedubois_31337"
+E2EE = HERE / "messenger-e2ee-2025-01-30" / "your_facebook_activity" / "messages" / "annaberg_1.json"
 OWNER = ImportOptions(owner_names=["Sam Rivera"])
 
 
@@ -46,8 +49,10 @@ def test_the_fixtures_are_what_the_builder_writes(tmp_path):
     build_messenger_full(tmp_path / "b")
     build_instagram(tmp_path / "c")
     build_messenger_e2ee(tmp_path / "d")
+    build_messenger_2025(tmp_path / "e")
     for ours, theirs in ((tmp_path / "a", SMALL.parents[2]), (tmp_path / "b", FULL),
-                         (tmp_path / "c", INSTAGRAM.parents[3]), (tmp_path / "d", E2EE.parents[2])):
+                         (tmp_path / "c", INSTAGRAM.parents[3]), (tmp_path / "d", E2EE.parents[2]),
+                         (tmp_path / "e", NEW.parents[1])):
         mine = sorted(p.relative_to(ours) for p in ours.rglob("*.json"))
         assert mine == sorted(p.relative_to(theirs) for p in theirs.rglob("*.json"))
         assert all((ours / p).read_text() == (theirs / p).read_text() for p in mine)
@@ -101,17 +106,46 @@ def test_instagram_threads_are_the_instagram_platform():
                for m in records if isinstance(m, Message))
 
 
-def test_the_end_to_end_encrypted_layout():
+def test_the_end_to_end_encrypted_layout_one_flat_file_a_thread():
+    assert get_importer("messenger").detect(E2EE)
     records = read(E2EE)
-    assert texts(records) == ["Encrypted chats export too — café ☕", ""]
+    chat = next(r for r in records if isinstance(r, Chat))
+    assert (chat.key, chat.name, chat.group) == ("messenger:e2ee/annaberg_1", "Anna Berg", False)
+    assert texts(records) == ["Encrypted chats export too — café ☕", "", ""]
     photo = [m for m in records if isinstance(m, Message)][1]
     assert photo.kind == "media" and photo.sender == "me" and photo.reactions[0].sender == "Anna Berg"
+    # media uris are relative to the file: ./media/<name>
+    assert photo.attachments[0].mime_type == "image/jpeg" and Path(photo.attachments[0].path).is_file()
+    assert [m.deleted for m in records if isinstance(m, Message)] == [False, False, True]
+
+
+def test_the_2025_layout_media_of_every_kind_archived_and_e2ee_cutover_threads():
+    records = read(CHLOE)
+    assert not [r for r in records if isinstance(r, Problem)]
+    chat = next(r for r in records if isinstance(r, Chat))
+    assert (chat.name, chat.participants) == ("Chloé Dubois", ["Chloé Dubois"])
+    media = [(m.sender, [(a.name, a.mime_type, a.path is not None) for a in m.attachments])
+             for m in records if isinstance(m, Message) and m.attachments]
+    assert media == [
+        ("Chloé Dubois", [("2291_n.mp4", "video/mp4", True)]),  # the thumbnail is not a second file
+        ("me", [("audioclip1709370000.mp4", "audio/mp4", True)]),
+        ("Chloé Dubois", [("dance.gif", "image/gif", True)]),
+        ("me", [("topo-north-face.pdf", "application/pdf", True)])]
+    calls = sorted((c.direction, c.duration, c.answered) for c in records if isinstance(c, Call))
+    assert calls == [("incoming", 312, True), ("missed", 0, False)]
+    assert by_text(records, "Merci").reactions[0].sender == "Chloé Dubois"
+    for thread, first in (("archived_threads/bennyortiz_4242", "Old plans, archived"),
+                          ("e2ee_cutover/annaberg_10158", "Before the switch to encryption")):
+        found = read(NEW / thread)
+        assert texts(found)[0] == first
+        assert next(r for r in found if isinstance(r, Chat)).key == f"messenger:{thread.split('/')[1]}"
 
 
 def test_folder_import_finds_every_thread_and_a_reimport_adds_nothing(cli, fixtures_dir):
     found = find_sources(HERE)
-    assert sorted(p.name for p, _ in found) == ["annaberg_10158", "annaberg_10158", "climbingcrew_99812",
-                                                "liamoreau_20771", "tombecker_17843"]
+    assert sorted(p.name for p, _ in found) == [
+        "annaberg_1.json", "annaberg_10158", "annaberg_10158", "bennyortiz_4242", "chloedubois_31337",
+        "climbingcrew_99812", "liamoreau_20771", "tombecker_17843"]
     config = ("--config", str(fixtures_dir / "config.yaml"))
     first = cli.json(*config, "import", HERE)
     assert sum(r["messages"]["new"] for r in first) > 0

@@ -63,12 +63,24 @@ def test_a_whole_account_export_with_every_kind_of_message():
     assert by_text(records, "Which day next week?").extra["poll"]["options"][0] == {"text": "Tuesday", "votes": 1}
     assert any(r.extra.get("view_once") for r in media)
     notes = next(r for r in records if isinstance(r, SourceState)).notes
-    assert any("3 media file(s) not included" in n for n in notes)
+    assert any("4 media file(s) not included" in n for n in notes)
+    # a video shown blurred, its thumbnail no second attachment; a pin points at what it pins
+    summit = by_text(records, "Spoiler: we made it")
+    assert summit.extra["spoiler"] and [a.name for a in summit.attachments] == ["summit.mp4"]
+    assert by_text(records, "You pinned a message").reply_to == summit.id
+    # a reply to a message of another chat is a reference, not a link to a message of this one
+    closure = by_text(records, "Did you see this closure?")
+    assert closure.reply_to is None
+    assert closure.extra["reply_to_message"] == {"id": 301, "chat": "channel1899003344"}
+    weather = by_text(records, "Weather for Saturday")
+    assert weather.extra["via_bot"] == "@weatherbot" and weather.extra["buttons"] == ["Forecast"]
+    # reactions' `recent` entries carry a local `date` only: read in the configured zone
+    assert yes.reactions[0].timestamp is not None
 
     # service messages, calls, topics in a forum group
     system = {r.text: r for r in records if isinstance(r, Message) and r.kind == "system"}
     assert "You created the group “Climbing Forum”" in system
-    assert system["Chloé Dubois added Tom Becker"].sender == "Chloé Dubois"
+    assert system["Chloé Dubois added Tom Becker, a deleted account"].sender == "Chloé Dubois"
     assert "You set messages to disappear after 1 week" in system
     calls = sorted((c.direction, c.media, c.duration) for c in records if isinstance(c, Call))
     assert calls == [("incoming", "video", 600), ("incoming", "voice", 95), ("outgoing", "voice", None)]
@@ -78,6 +90,9 @@ def test_a_whole_account_export_with_every_kind_of_message():
     assert by_text(records, "Font trip in May?").extra["topic"] == "Trips"
     assert by_text(records, "Font trip in May?").reply_to is None  # the topic is not a reply
     assert by_text(records, "Welcome everyone!").extra["topic"] == "General"
+    gone = by_text(records, "Count me in for Font")  # from an account deleted since
+    assert (gone.sender, gone.extra["topic"]) == ("Deleted Account", "Trips")
+    assert "Chloé Dubois added Tom Becker, a deleted account" in system
     # a channel left since, signed by its author
     assert by_text(records, "North face route closed").extra["author"] == "Ranger Jo"
 
@@ -137,6 +152,47 @@ def test_local_dates_without_unixtime_are_read_in_the_configured_zone(tmp_path):
          "from_id": "user5", "text": "old export"}]}))
     msg = next(r for r in read(path, timezone=ZoneInfo("Europe/Berlin")) if isinstance(r, Message))
     assert msg.sent_at.astimezone(ZoneInfo("UTC")).hour == 9
+
+
+def _big_export(path: Path, chats: int, per_chat: int) -> int:
+    words = "climbing route grade overhang crimp sloper " * 25  # ~1 KB of text a message
+    with path.open("w", encoding="utf-8") as f:
+        f.write('{"about": "x", "personal_information": {"user_id": 1, "first_name": "Sam"},\n"chats": {"list": [')
+        for c in range(chats):
+            f.write(("," if c else "") + f'{{"name": "Group {c}", "type": "private_group", "id": {c + 10}, "messages": [')
+            f.write(",".join(json.dumps({"id": i, "type": "message", "date_unixtime": str(1709370000 + i),
+                                         "from": f"P{i % 7}", "from_id": f"user{100 + i % 7}",
+                                         "text": [words, {"type": "bold", "text": str(i)}],
+                                         "reply_to_message_id": i - 1 if i % 3 else None})
+                             for i in range(1, per_chat + 1)))
+            f.write("]}")
+        f.write("]}}\n")
+    return path.stat().st_size
+
+
+def _peak(path: Path) -> tuple[int, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    count = 0
+    for r in get_importer("telegram").read(path, ImportOptions()):
+        count += isinstance(r, Message)
+        del r
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return count, peak
+
+
+def test_a_large_export_is_streamed_not_loaded(tmp_path):
+    """A whole-account result.json runs to GB: memory stays flat as the file grows."""
+    _peak(FULL)  # whatever is imported or cached on first use is not the file's
+    small, large = tmp_path / "small.json", tmp_path / "large.json"
+    _big_export(small, 1, 1500)
+    size = _big_export(large, 4, 1500)
+    (n_small, peak_small), (n_large, peak_large) = _peak(small), _peak(large)
+    assert (n_small, n_large) == (1500, 6000)
+    assert peak_large < size / 4  # a 7 MB file read in a small part of it
+    assert peak_large < peak_small * 1.5  # four times the file, about the same memory
 
 
 # ------------------------------------------------------------------ hostile input

@@ -19,12 +19,9 @@ system events, phone and group calls are calls, topics in forum groups are `extr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from chatmem.errors import FormatError
 from chatmem.records import ImportOptions, Record
 
 from .reader import CHAT_TYPES, read_export
@@ -50,20 +47,9 @@ class TelegramImporter:
         return '"messages"' in head and any(f'"type": "{t}"' in head for t in CHAT_TYPES)
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
-        path = Path(path)
-        try:
-            with path.open(encoding="utf-8") as f:
-                data: Any = json.load(f)
-        except UnicodeDecodeError as e:
-            raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from e
-        except json.JSONDecodeError as e:
-            raise FormatError(f"{path}: not a complete JSON document (line {e.lineno}, column "
-                              f"{e.colno}: {e.msg}); was the export interrupted?") from e
-        except OSError as e:
-            raise FormatError(f"{path}: cannot read ({e})") from e
-        if not isinstance(data, dict) or not ("messages" in data or "chats" in data):
-            raise FormatError(f"{path}: not a Telegram Desktop export (no chats or messages)")
-        return read_export(path, data, options)
+        """Streamed (see stream.py): a broken file is a FormatError when the reading reaches
+        the break, and the store keeps nothing of that import."""
+        return read_export(Path(path), options)
 
 
 __all__ = ["PLATFORM", "TelegramImporter"]

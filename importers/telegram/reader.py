@@ -1,4 +1,10 @@
-"""One pass over a parsed Telegram Desktop export: chats, messages, calls, contacts."""
+"""One streamed pass over a Telegram Desktop export: chats, messages, calls, contacts.
+
+Memory stays flat as the file grows: one message is held at a time (a personal chat exported
+alone holds at most PENDING_LIMIT until its owner is known), a chat's message ids are a bitmap,
+and a chat's record is yielded at its head and again at its end with everyone who wrote in it.
+Forum groups keep a message id -> topic map for as long as the chat lasts.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from chatmem.records import (
 )
 
 from .service import plain_text, service_text
+from .stream import Block, ChatEnd, ChatHead, ChatMessage, NotAChat, parts
 
 PLATFORM = "telegram"
 CHAT_TYPES = ("personal_chat", "bot_chat", "saved_messages", "replies", "private_group",
@@ -52,127 +59,235 @@ def _int(value: Any) -> int | None:
     return None
 
 
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _ref(value: Any) -> int | str | None:
     """A message id as the export writes it (a number), or None for anything else."""
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
-def read_export(path: Path, data: dict[str, Any], options: ImportOptions) -> Iterator[Record]:
-    return _Run(path, data, options).records()
+def read_export(path: Path, options: ImportOptions) -> Iterator[Record]:
+    return _Run(path, options).records()
+
+
+class _Ids:
+    """The message ids of one chat read so far, in a bitmap (an 8-millionth of the memory of a
+    set per id: a chat's ids are a dense run of numbers); ids past MAX_BITMAP_ID in a set."""
+
+    MAX_BITMAP_ID = 1 << 27  # 16 MB of bitmap at most
+
+    def __init__(self) -> None:
+        self.bits = bytearray()
+        self.others: set[Any] = set()
+
+    def add(self, native: Any) -> None:
+        if isinstance(native, int) and 0 <= native < self.MAX_BITMAP_ID:
+            byte = native >> 3
+            if byte >= len(self.bits):
+                self.bits.extend(bytes(max(byte + 1 - len(self.bits), len(self.bits))))
+            self.bits[byte] |= 1 << (native & 7)
+        else:
+            self.others.add(native)
+
+    def __contains__(self, native: Any) -> bool:
+        if isinstance(native, int) and 0 <= native < self.MAX_BITMAP_ID:
+            byte = native >> 3
+            return byte < len(self.bits) and bool(self.bits[byte] & (1 << (native & 7)))
+        return native in self.others
+
+
+class _ChatState:
+    """What one chat's messages need while they stream past."""
+
+    def __init__(self, record: Chat, kind: str, native_id: Any, where: str) -> None:
+        self.record, self.kind, self.where = record, kind, where
+        self.peer = f"user{native_id}"  # a personal chat's id is the other person's user id
+        self.owners: set[str] = set()
+        self.decided = False  # whether `owners` is final
+        self.pending: list[tuple[int, dict[str, Any]]] = []  # messages held until it is
+        self.authors: dict[str, Any] = {}  # from_id / actor_id -> name, while undecided
+        self.senders: dict[str, str] = {}  # from_id -> name of everyone but the owner
+        self.ids = _Ids()
+        self.topics: dict[Any, str] = {}  # topic_created message id -> title (forum groups)
+        self.topic_of: dict[Any, str] = {}  # message id -> its topic (forum groups only)
 
 
 class _Run:
-    def __init__(self, path: Path, data: dict[str, Any], options: ImportOptions) -> None:
-        self.path, self.data, self.options = path, data, options
+    PENDING_LIMIT = 1000  # messages held at most while a personal chat's owner is unknown
+
+    def __init__(self, path: Path, options: ImportOptions) -> None:
+        self.path, self.options = path, options
         self.folder = path.parent
         self.where = str(path)
         self.notes: list[str] = []
-        me = data.get("personal_information") if isinstance(data.get("personal_information"), dict) else {}
-        self.owner_ids = {f"user{me['user_id']}"} if _int(me.get("user_id")) else set()
+        self.owner_ids: set[str] = set()
         self.owner_names = {n.casefold() for n in options.owner_names}
-        owner_name = " ".join(p for p in (me.get("first_name"), me.get("last_name")) if isinstance(p, str) and p)
-        if owner_name:
-            self.owner_names.add(owner_name.casefold())
         self.phones: dict[str, str] = {}  # from_id → phone, from the account's contact list
         self.missing_files = 0
+        self.chats = 0
+        self.account = False
 
     # ---------------------------------------------------------------- the pass
 
     def records(self) -> Iterator[Record]:
-        if "chats" in self.data:
-            yield from self._contacts()
-            chats = []
-            for section in ("chats", "left_chats"):
-                block = self.data.get(section)
-                listed = block.get("list") if isinstance(block, dict) else None
-                if isinstance(listed, list):
-                    chats += [(f"{section}[{i}]", c) for i, c in enumerate(listed)]
-            if not chats:
-                self.notes.append("the export holds no chats (was 'Personal chats' ticked?)")
-        else:
-            chats = [("", self.data)]
-        for label, chat in chats:
-            if not isinstance(chat, dict):
-                yield Problem(f"{self.where} {label}", None, "not a chat object", json.dumps(chat)[:2000])
-                continue
-            yield from self._chat(chat, label)
+        state: _ChatState | None = None
+        for part in parts(self.path):
+            if isinstance(part, Block):
+                yield from self._block(part.key, part.value)
+            elif isinstance(part, ChatHead):
+                self.chats += 1
+                state = self._head(part.label, part.head)
+                if state is not None:
+                    yield state.record
+            elif isinstance(part, ChatMessage):
+                if state is None:  # the chat had no id: its messages are kept raw
+                    yield Problem(self.where, part.row, "a message of a chat without an id",
+                                  _dump(part.value))
+                else:
+                    yield from self._take(state, part.row, part.value)
+            elif isinstance(part, ChatEnd):
+                if state is not None:
+                    yield from self._end(state)
+                else:
+                    yield Problem(f"{self.where} {part.label}".rstrip(), None,
+                                  "a chat without an id or a message list",
+                                  _dump({k: v for k, v in part.head.items() if k != "messages"}))
+                state = None
+            elif isinstance(part, NotAChat):
+                self.chats += 1
+                yield Problem(f"{self.where} {part.label}", None, "not a chat object", _dump(part.value))
+        if self.account and not self.chats:
+            self.notes.append("the export holds no chats (was 'Personal chats' ticked?)")
         if self.missing_files:
             self.notes.append(f"{self.missing_files} media file(s) not included in the export "
                               "(Telegram's export settings left them out)")
-        yield SourceState(notes=[f"Telegram Desktop export: {len(chats)} chat(s)", *self.notes])
+        yield SourceState(notes=[f"Telegram Desktop export: {self.chats} chat(s)", *self.notes])
 
-    def _contacts(self) -> Iterator[Record]:
-        block = self.data.get("contacts")
-        for c in (block.get("list") if isinstance(block, dict) else None) or []:
-            if not isinstance(c, dict):
-                continue
-            name = " ".join(p for p in (c.get("first_name"), c.get("last_name")) if isinstance(p, str) and p)
-            phone = c.get("phone_number") if isinstance(c.get("phone_number"), str) else ""
-            if _int(c.get("user_id")) and phone:
-                self.phones[f"user{c['user_id']}"] = phone
-            if name and phone:
-                yield Contact(name=name, phones=[phone], raw=json.dumps(c, ensure_ascii=False))
+    def _block(self, key: str, value: Any) -> Iterator[Record]:
+        """A top-level block of an account export: who the owner is, their contacts."""
+        self.account = True
+        if key == "personal_information" and isinstance(value, dict):
+            if _int(value.get("user_id")):
+                self.owner_ids.add(f"user{value['user_id']}")
+            name = " ".join(p for p in (value.get("first_name"), value.get("last_name"))
+                            if isinstance(p, str) and p)
+            if name:
+                self.owner_names.add(name.casefold())
+        elif key == "contacts" and isinstance(value, dict):
+            for c in value.get("list") or [] if isinstance(value.get("list"), list) else []:
+                if not isinstance(c, dict):
+                    continue
+                name = " ".join(p for p in (c.get("first_name"), c.get("last_name")) if isinstance(p, str) and p)
+                phone = c.get("phone_number") if isinstance(c.get("phone_number"), str) else ""
+                if _int(c.get("user_id")) and phone:
+                    self.phones[f"user{c['user_id']}"] = phone
+                if name and phone:
+                    yield Contact(name=name, phones=[phone], raw=json.dumps(c, ensure_ascii=False))
 
     # ---------------------------------------------------------------- chats
 
-    def _chat(self, chat: dict[str, Any], label: str) -> Iterator[Record]:
-        where = f"{self.where} {label}".rstrip()
-        kind = chat.get("type") if isinstance(chat.get("type"), str) else ""
-        messages = chat.get("messages")
-        if not isinstance(messages, list) or chat.get("id") is None:
-            yield Problem(where, None, "a chat without an id or a message list",
-                          json.dumps({k: v for k, v in chat.items() if k != "messages"})[:2000])
-            return
-        name = chat.get("name") if isinstance(chat.get("name"), str) and chat.get("name") else (
-            SAVED_MESSAGES if kind == "saved_messages" else f"Telegram chat {chat['id']}")
-        owners = self._owners(chat, name, kind, messages)
-        senders: dict[str, str] = {}
-        for m in messages:
-            if isinstance(m, dict) and isinstance(m.get("from_id"), str) and m["from_id"] not in owners:
-                who = m.get("from")
-                senders.setdefault(m["from_id"], who if isinstance(who, str) and who else DELETED_ACCOUNT)
+    def _head(self, label: str, head: dict[str, Any]) -> _ChatState | None:
+        """The chat record as its head tells it (its people are completed at its end)."""
+        native = head.get("id")
+        if native is None or isinstance(native, (dict, list, bool)):
+            return None
+        kind = head.get("type") if isinstance(head.get("type"), str) else ""
+        name = head.get("name") if isinstance(head.get("name"), str) and head.get("name") else (
+            SAVED_MESSAGES if kind == "saved_messages" else f"Telegram chat {native}")
         group = kind not in ONE_TO_ONE
-        others = list(dict.fromkeys(senders.values())) or ([] if group or kind == "saved_messages" else [name])
-        record = Chat(PLATFORM, f"{KEY_PREFIX}{chat['id']}", name, group=group, participants=others,
-                      handles=[self.phones[i] for i in senders if i in self.phones])
-        yield record
-        ids = {_ref(m.get("id")) for m in messages if isinstance(m, dict)} - {None}
-        topics = {_ref(m.get("id")): str(m.get("title") or "") for m in messages
-                  if isinstance(m, dict) and m.get("action") == "topic_created" and _ref(m.get("id"))}
-        topic_of: dict[Any, str] = {}
-        for row, m in enumerate(messages, 1):
-            if not isinstance(m, dict):
-                yield Problem(where, row, "not a message object", json.dumps(m)[:2000], record.id)
-                continue
-            try:
-                found = self._message(m, record, owners, ids, topics, topic_of)
-            except (KeyError, TypeError, ValueError, OverflowError) as e:
-                yield Problem(where, row, f"unexpected message ({e})",
-                              json.dumps(m, ensure_ascii=False), record.id)
-                continue
-            if isinstance(found, str):
-                yield Problem(where, row, found, json.dumps(m, ensure_ascii=False), record.id)
-            else:
-                yield found
+        peer = f"user{native}"
+        record = Chat(PLATFORM, f"{KEY_PREFIX}{native}", name, group=group,
+                      participants=[] if group or kind == "saved_messages" else [name],
+                      handles=[self.phones[peer]] if not group and peer in self.phones else [])
+        state = _ChatState(record, kind, native, f"{self.where} {label}".rstrip())
+        state.owners = set(self.owner_ids)
+        # the owner is known now unless this is a personal chat exported alone without owner names
+        state.decided = kind != "personal_chat" or bool(self.owner_ids)
+        return state
 
-    def _owners(self, chat: dict, name: str, kind: str, messages: list) -> set[str]:
-        """from_ids that are the owner: the account's own id, names from the config, and in a
-        one-to-one chat exported alone, the one sender who is not the chat's other person."""
-        found = set(self.owner_ids)
-        authors = {m.get("from_id"): m.get("from") for m in messages
-                   if isinstance(m, dict) and isinstance(m.get("from_id"), str)}
-        authors.update({m.get("actor_id"): m.get("actor") for m in messages
-                        if isinstance(m, dict) and isinstance(m.get("actor_id"), str)})
-        found |= {i for i, n in authors.items() if isinstance(n, str) and n.casefold() in self.owner_names}
-        if kind == "saved_messages":
-            found |= set(authors)
-        elif not found and kind == "personal_chat":
-            not_them = [i for i, n in authors.items() if n != name]
-            if len(not_them) == 1 and len(authors) == 2:
-                found.add(not_them[0])
-                self.notes.append(f"chat {name!r}: the owner taken to be {authors[not_them[0]]!r} "
-                                  "(the other sender); set owner.names in the config to be sure")
-        return found
+    def _take(self, state: _ChatState, row: int, m: Any) -> Iterator[Record]:
+        if isinstance(m, dict):
+            for id_key, name_key in (("from_id", "from"), ("actor_id", "actor")):
+                author = m.get(id_key)
+                if isinstance(author, str):
+                    self._author(state, author, m.get(name_key))
+        if not state.decided:
+            state.pending.append((row, m))
+            if len(state.pending) >= self.PENDING_LIMIT:
+                yield from self._flush(state)
+            return
+        if state.pending:  # decided by this message: those held go first
+            yield from self._flush(state)
+        yield from self._one(state, row, m)
+
+    def _author(self, state: _ChatState, author: str, name: Any) -> None:
+        if isinstance(name, str) and name.casefold() in self.owner_names:
+            state.owners.add(author)
+        if state.kind == "saved_messages":
+            state.owners.add(author)
+        if not state.decided:
+            state.authors.setdefault(author, name)
+            if author == state.peer and len(state.authors) == 2 or state.owners:
+                self._decide(state)
+
+    def _decide(self, state: _ChatState) -> None:
+        """A personal chat exported alone: the owner is the sender who is not the other person
+        (not the chat's user id; failing that, not the chat's name)."""
+        state.decided = True
+        if state.owners:
+            return
+        authors = state.authors
+        not_them = [i for i in authors if i != state.peer] if state.peer in authors else [
+            i for i, n in authors.items() if n != state.record.name]
+        named = isinstance(authors.get(not_them[0]) if not_them else None, str)  # the owner is no deleted account
+        if len(not_them) == 1 and len(authors) == 2 and named and authors[not_them[0]]:
+            state.owners.add(not_them[0])
+            self.notes.append(f"chat {state.record.name!r}: the owner taken to be {authors[not_them[0]]!r} "
+                              "(the other sender); set owner.names in the config to be sure")
+
+    def _flush(self, state: _ChatState) -> Iterator[Record]:
+        if not state.decided:
+            self._decide(state)
+        pending, state.pending = state.pending, []
+        for row, m in pending:
+            yield from self._one(state, row, m)
+
+    def _one(self, state: _ChatState, row: int, m: Any) -> Iterator[Record]:
+        record = state.record
+        if not isinstance(m, dict):
+            yield Problem(state.where, row, "not a message object", _dump(m), record.id)
+            return
+        from_id = m.get("from_id")
+        if isinstance(from_id, str) and from_id not in state.owners and from_id not in state.senders:
+            who = m.get("from")
+            state.senders[from_id] = who if isinstance(who, str) and who else DELETED_ACCOUNT
+        try:
+            found = self._message(m, state)
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            yield Problem(state.where, row, f"unexpected message ({e})", _dump(m), record.id)
+            return
+        finally:
+            native = _ref(m.get("id"))
+            if native is not None:
+                state.ids.add(native)
+        if isinstance(found, str):
+            yield Problem(state.where, row, found, _dump(m), record.id)
+        else:
+            yield found
+
+    def _end(self, state: _ChatState) -> Iterator[Record]:
+        """The chat's last message is read: the held ones go, and its people are complete."""
+        yield from self._flush(state)
+        record = state.record
+        others = [n for i, n in state.senders.items() if i not in state.owners]
+        people = list(dict.fromkeys(others))
+        handles = [self.phones[i] for i in state.senders if i in self.phones and i not in state.owners]
+        if people and people != record.participants or [h for h in handles if h not in record.handles]:
+            yield Chat(PLATFORM, record.key, record.name, group=record.group,
+                       participants=people or record.participants,
+                       handles=list(dict.fromkeys([*record.handles, *handles])))
 
     # ---------------------------------------------------------------- messages
 
@@ -188,8 +303,8 @@ class _Run:
             return OWNER, None
         return (name if isinstance(name, str) and name else DELETED_ACCOUNT), self.phones.get(from_id)
 
-    def _message(self, m: dict[str, Any], chat: Chat, owners: set[str], ids: set, topics: dict,
-                 topic_of: dict) -> Message | Call | str:
+    def _message(self, m: dict[str, Any], state: _ChatState) -> Message | Call | str:
+        chat, owners = state.record, state.owners
         native = _ref(m.get("id"))
         if native is None:
             return "a message without an id"
@@ -207,11 +322,14 @@ class _Run:
         msg.text = plain_text(m.get("text"), links)
         if links:
             msg.extra["links"] = links
-        self._topic_and_reply(m, msg, chat, ids, topics, topic_of)
+        self._topic_and_reply(m, msg, state)
         if kind == "service":
             msg.sender, msg.sender_handle = self._who(m.get("actor_id"), m.get("actor"), owners)
             msg.kind, msg.extra["event"] = "system", m.get("action") or "service"
             msg.text = service_text(m, msg.sender) if not msg.text else msg.text
+            pinned = _ref(m.get("message_id"))  # pin_message: which message
+            if m.get("action") == "pin_message" and pinned is not None and pinned in state.ids:
+                msg.reply_to = message_id_from_guid(PLATFORM, f"{chat.key}/{pinned}")
             return msg
         if kind != "message":
             return f"unknown message type {kind!r}"
@@ -224,14 +342,22 @@ class _Run:
         for field in ("forwarded_from", "saved_from", "via_bot", "author"):
             if m.get(field):
                 msg.extra[field] = m[field]
+        if "forwarded_from" in m and m["forwarded_from"] is None:
+            msg.extra["forwarded_from"] = DELETED_ACCOUNT  # forwarded from an account deleted since
+        buttons = [b.get("text") for row in m.get("inline_bot_buttons") or [] if isinstance(row, list)
+                   for b in row if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if buttons:
+            msg.extra["buttons"] = buttons
         self._media(m, msg)
         self._reactions(m, msg, owners)
         return msg
 
-    def _topic_and_reply(self, m: dict, msg: Message, chat: Chat, ids: set, topics: dict,
-                         topic_of: dict) -> None:
+    def _topic_and_reply(self, m: dict, msg: Message, state: _ChatState) -> None:
         """A reply to a topic's first message puts the message in that topic (forum groups)."""
+        chat, topics, topic_of = state.record, state.topics, state.topic_of
         native, target = _ref(m.get("id")), _ref(m.get("reply_to_message_id"))
+        if m.get("action") == "topic_created" and native is not None:
+            topics[native] = str(m.get("title") or "")
         if native in topics:
             topic_of[native] = topics[native]
         if target is None:
@@ -242,7 +368,7 @@ class _Run:
         else:
             if target in topic_of:
                 topic_of[native] = topic_of[target]
-            if target in ids and m.get("reply_to_peer_id") is None:
+            if target in state.ids and m.get("reply_to_peer_id") is None:
                 msg.reply_to = message_id_from_guid(PLATFORM, f"{chat.key}/{target}")
             else:
                 msg.extra["reply_to_message"] = {"id": target, "chat": m.get("reply_to_peer_id")}
@@ -282,6 +408,8 @@ class _Run:
             msg.extra["duration_seconds"] = _int(m["duration_seconds"])
         if m.get("self_destruct_period_seconds"):
             msg.extra["view_once"] = True
+        if m.get("media_spoiler") is True:
+            msg.extra["spoiler"] = True
         contact = m.get("contact_information")
         if isinstance(contact, dict):
             who = " ".join(p for p in (contact.get("first_name"), contact.get("last_name")) if p)
