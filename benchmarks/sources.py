@@ -14,10 +14,21 @@ as `generate.py`:
   entity arrays, replies, reactions, photos not included, edits, service messages;
 - `sms/sms-….xml`: an SMS Backup & Restore file: SMS in one-to-one chats, MMS in groups, some
   with a small base64 picture;
+- `meta/`: a Meta "Download your information" (the 2025 layout, `your_facebook_activity/
+  messages/inbox/<thread>/message_<n>.json`): 300 threads, 10,000 messages a file, newest first,
+  text in Meta's Latin-1 escaping, with reactions, photos (files not present), shares, calls
+  and unsent messages;
 
 then imports each (and the WhatsApp archive from `generate.py`) into an empty store with
 `python -m chatmem import --json` in a subprocess, as `run.py` does, and writes
 `results/sources-<size>.json` and a table (messages/s, and the ratio to WhatsApp's).
+
+    python benchmarks/sources.py --telegram-memory 10k,100k
+
+reads the generated Telegram `result.json` of each size with the importer alone (no store) in a
+fresh process, and, for comparison, loads it whole with `json.load`: the peak RSS of each
+(`ru_maxrss`), to show that the streamed reader's memory stays flat as the file grows.
+Writes `results/telegram-memory.json`.
 """
 
 from __future__ import annotations
@@ -195,11 +206,62 @@ def write_sms(path: Path, n: int) -> None:
         f.write("</smses>\n")
 
 
+META_FILE_MESSAGES = 10_000  # Meta splits a thread's messages into files of this many
+
+
+def write_meta(root: Path, n: int) -> None:
+    """Meta's download: a folder per thread, message_1.json the newest, text mojibake'd."""
+    rng = random.Random(SEED)
+    people = _people(rng)
+    chats = _chats(rng, people)
+    threads: list[list[dict]] = [[] for _ in chats]
+    for i, c, author, sent, text, r, _, _ in _stream(n):
+        who = "Sam Rivera" if author is None else people[author][0]
+        m: dict[str, Any] = {"sender_name": who, "timestamp_ms": sent}
+        roll = r.random()
+        if roll < 0.01:
+            m["content"] = f"{who} called you." if author is not None else "You called."
+            m["call_duration"] = r.randrange(0, 900)
+        elif roll < 0.015:
+            m["content"] = f"{who} unsent a message."
+            m["is_unsent"] = True
+        elif roll < 0.045:
+            m["photos"] = [{"uri": f"your_facebook_activity/messages/inbox/t_{c}/photos/{i}_n.jpg",
+                            "creation_timestamp": sent // 1000}]
+        elif roll < 0.055:
+            m["share"] = {"link": f"https://example.org/p/{i}", "share_text": text[:40]}
+        else:
+            m["content"] = text + (" café ☕" if r.random() < 0.1 else "")
+        if r.random() < 0.05:
+            m["reactions"] = [{"reaction": "❤", "actor": "Sam Rivera" if author is not None else who}]
+        m["is_geoblocked_for_viewer"] = False
+        threads[c].append(m)
+    base = root / "your_facebook_activity" / "messages" / "inbox"
+    for c, members in enumerate(chats):
+        names = [people[x][0] for x in members]
+        title = f"Group {c}" if len(members) > 1 else names[0]
+        newest_first = threads[c][::-1]
+        if not newest_first:
+            continue  # Meta lists no thread without messages
+        folder = base / f"t_{c}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for k in range(max(1, -(-len(newest_first) // META_FILE_MESSAGES))):
+            part = newest_first[k * META_FILE_MESSAGES:(k + 1) * META_FILE_MESSAGES]
+            data = {"participants": [{"name": x} for x in [*names, "Sam Rivera"]], "messages": part,
+                    "title": title, "is_still_participant": True, "thread_path": f"inbox/t_{c}",
+                    "magic_words": []}
+            # Meta's escaping: each UTF-8 byte as the code point of the same number, then \u00XX
+            text = json.dumps(data, ensure_ascii=False, indent=2)
+            text = text.encode("utf-8").decode("latin-1")
+            (folder / f"message_{k + 1}.json").write_text(
+                json.dumps(json.loads(text), ensure_ascii=True, indent=2), encoding="utf-8")
+
+
 def ensure(size: str) -> dict[str, Path]:
     n = generate.SIZES[size]
     d = generate.DATA / size
     out = {"signal-export": d / "signal-export", "telegram": d / "telegram" / "result.json",
-           "sms": d / "sms" / "sms-20240302120000.xml"}
+           "sms": d / "sms" / "sms-20240302120000.xml", "meta": d / "meta"}
     if not (d / ".signal-export.done").exists():
         shutil.rmtree(out["signal-export"], ignore_errors=True)
         write_signal_export(out["signal-export"], n)
@@ -210,16 +272,64 @@ def ensure(size: str) -> dict[str, Path]:
     if not (d / ".sms.done").exists():
         write_sms(out["sms"], n)
         (d / ".sms.done").write_text("ok\n")
+    if not (d / ".meta.done").exists():
+        shutil.rmtree(out["meta"], ignore_errors=True)
+        write_meta(out["meta"], n)
+        (d / ".meta.done").write_text("ok\n")
     out["whatsapp"] = generate.ensure(size, "whatsapp", log)[0]
     return out
+
+
+READ_ONLY = """
+import json, resource, sys, time
+from pathlib import Path
+t = time.perf_counter()
+if sys.argv[1] == "stream":
+    from chatmem.importers import get_importer
+    from chatmem.records import ImportOptions, Message
+    n = sum(isinstance(r, Message) for r in get_importer("telegram").read(Path(sys.argv[2]), ImportOptions()))
+else:
+    with open(sys.argv[2], encoding="utf-8") as f:
+        n = sum(len(c["messages"]) for c in json.load(f)["chats"]["list"])
+print(json.dumps({"messages": n, "seconds": round(time.perf_counter() - t, 2),
+                  "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+"""
+
+
+def telegram_memory(sizes: list[str]) -> None:
+    import subprocess
+
+    rows = []
+    for size in sizes:
+        path = generate.DATA / size / "telegram" / "result.json"
+        if not (generate.DATA / size / ".telegram.done").exists():
+            write_telegram(path, generate.SIZES[size])
+            (generate.DATA / size / ".telegram.done").write_text("ok\n")
+        mb = round(path.stat().st_size / 2**20, 1)
+        for how in ("stream", "json.load"):
+            out = subprocess.run([sys.executable, "-c", READ_ONLY, how, str(path)], check=True,
+                                 capture_output=True, text=True).stdout
+            row = {"size": size, "file_mb": mb, "reader": how, **json.loads(out)}
+            log(f"telegram {size} ({mb} MB) {how}: {row}")
+            rows.append(row)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "telegram-memory.json").write_text(json.dumps({"machine": machine(), "runs": rows}, indent=1) + "\n")
+    print("| size | file MB | reader | messages | s | peak RSS MB |\n|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['size']} | {r['file_mb']} | {r['reader']} | {r['messages']} | {r['seconds']} | {r['peak_rss_mb']} |")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", choices=list(generate.SIZES), default="100k")
-    ap.add_argument("--only", default=None, help="comma-separated: signal-export,telegram,sms "
+    ap.add_argument("--only", default=None, help="comma-separated: signal-export,telegram,sms,meta "
                     "(WhatsApp, the yardstick, always runs)")
+    ap.add_argument("--telegram-memory", default=None, metavar="SIZES",
+                    help="comma-separated sizes, e.g. 10k,100k: peak RSS of reading result.json only")
     args = ap.parse_args(argv)
+    if args.telegram_memory:
+        telegram_memory(args.telegram_memory.split(","))
+        return
     archives = ensure(args.size)
     if args.only:
         keep = {*args.only.split(","), "whatsapp"}
