@@ -108,6 +108,18 @@ def test_a_newer_backup_adds_only_what_is_new_and_calls_join_the_chats(cli, fixt
     assert [p["name"] for p in people if "sms" in p["platforms"]] == ["Anna Berg"]
 
 
+def test_sync_reads_a_backup_again_when_the_app_overwrites_it(cli, tmp_path):
+    """The app can keep one file name and overwrite it each night: sync reads what is new."""
+    path = tmp_path / "SMSBackupRestore" / "sms.xml"
+    build_small(path.parent).rename(path)
+    cli("import", path.parent)
+    text = path.read_text().replace('count="3"', 'count="4"').replace(
+        "</smses>", '  <sms protocol="0" address="+1 555-010-0001" date="1709400000000" type="1" '
+                    'body="See you there" contact_name="Anna Berg" />\n</smses>')
+    path.write_text(text)
+    assert [r["messages"]["new"] for r in cli.json("sync")] == [1]
+
+
 def test_people_join_the_same_person_on_other_platforms(cli, fixtures_dir):
     config = ("--config", str(fixtures_dir / "config.yaml"))
     cli(*config, "import", FULL_SMS)

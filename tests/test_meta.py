@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,33 @@ def test_people_join_the_same_person_on_other_platforms(cli, fixtures_dir):
     assert len(lia) == 1 and {"messenger", "whatsapp"} <= set(lia[0]["platforms"])
 
 
+def test_sync_reads_a_thread_again_when_a_newer_download_replaces_it(cli, tmp_path):
+    download = tmp_path / "facebook-samrivera-2025-01-30"
+    shutil.copytree(NEW.parents[1], download)
+    cli("import", tmp_path)
+    thread = download / "your_facebook_activity" / "messages" / "archived_threads" / "bennyortiz_4242"
+    data = json.loads((thread / "message_1.json").read_text())
+    data["messages"].insert(0, {"sender_name": "Ben Ortiz", "timestamp_ms": 1709400000000,
+                                "content": "Spring it is", "is_geoblocked_for_viewer": False})
+    (thread / "message_1.json").write_text(json.dumps(data))
+    reports = [r for r in cli.json("sync") if r["status"] != "unchanged"]
+    assert [(Path(r["path"]).name, r["messages"]["new"]) for r in reports] == [("bennyortiz_4242", 1)]
+
+
+def test_instagram_and_the_encrypted_download_join_people_elsewhere(cli, fixtures_dir):
+    """Instagram's Tom Becker is WhatsApp's Tom Becker; the flat encrypted download's Anna Berg
+    is the Anna Berg of Signal's phone export (by name: Meta gives no phone numbers)."""
+    config = ("--config", str(fixtures_dir / "config.yaml"))
+    cli(*config, "import", INSTAGRAM)
+    cli(*config, "import", fixtures_dir / "whatsapp" / "WhatsApp Chat with Tom Becker.txt")
+    cli(*config, "import", E2EE)
+    cli(*config, "import", fixtures_dir / "signal" / "phone-export-small")
+    tom = [p for p in cli.json(*config, "people", "--query", "Tom")["people"] if p["name"] == "Tom Becker"]
+    assert len(tom) == 1 and {"instagram", "whatsapp"} <= set(tom[0]["platforms"])
+    anna = [p for p in cli.json(*config, "people", "--query", "Anna")["people"] if p["name"] == "Anna Berg"]
+    assert len(anna) == 1 and {"messenger", "signal"} <= set(anna[0]["platforms"])
+
+
 # ------------------------------------------------------------------ hostile input
 
 
@@ -180,6 +208,24 @@ def test_odd_messages_are_reported_and_kept(tmp_path):
     assert len([r for r in records if isinstance(r, Problem)]) == 3
     ok = by_text(records, "ok")
     assert ok.sender == "Facebook user" and ok.attachments[0].path is None
+
+
+def test_an_odd_encrypted_download_file_is_reported_and_kept(tmp_path):
+    path = tmp_path / "odd_1.json"
+    path.write_text(json.dumps({"participants": ["A", 5, None], "threadName": ["not", "a", "name"], "messages": [
+        {"senderName": "A", "text": "fine", "timestamp": 1709370000000, "media": [{"uri": "../../../etc/passwd"}]},
+        {"senderName": "A", "text": "when?", "timestamp": "soon"},
+        {"senderName": 7, "text": {"a": 1}, "timestamp": 1709370000000},
+        ["not", "a", "message"],
+        {"senderName": "A", "text": "gone", "timestamp": 1709370001000, "isUnsent": True, "reactions": ["x", {}]},
+    ]}))
+    assert get_importer("messenger").detect(path)
+    records = read(path)
+    assert len([r for r in records if isinstance(r, Problem)]) == 3
+    fine = by_text(records, "fine")
+    assert fine.attachments[0].path is None  # nothing outside the download is read
+    assert next(r for r in records if isinstance(r, Chat)).name == "A"  # no title: the people
+    assert [m.deleted for m in records if isinstance(m, Message)] == [False, True]
 
 
 @pytest.mark.parametrize("content", ["", "{", '{"participants": []}', "[]"])

@@ -228,6 +228,26 @@ def test_a_broken_file_is_one_clear_error(cli, tmp_path, content):
     assert out.exit_code != 0 and "Traceback" not in out.output
 
 
+def test_a_cut_off_export_is_one_clear_error_and_nothing_is_stored(cli, tmp_path):
+    """Streamed: the break is met after many messages were read; the import keeps none."""
+    path = tmp_path / "result.json"
+    text = FULL.read_text(encoding="utf-8")
+    path.write_text(text[: len(text) * 2 // 3], encoding="utf-8")
+    out = cli("import", path, "--platform", "telegram", expect=None)
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert str(path) in out.output and "near byte" in out.output
+    assert cli.json("chats")["chats"] == []
+
+
+def test_nesting_without_end_is_one_clear_error(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text('{"name": "x", "type": "personal_chat", "id": 1, "messages": [{"text": '
+                    + "[" * 100_000 + "]" * 100_000 + "}]}")
+    with pytest.raises(FormatError) as e:
+        read(path)
+    assert str(path) in str(e.value)
+
+
 def test_a_mangled_export_never_crashes_the_reader(tmp_path):
     base = json.loads(FULL.read_text())
     rng = random.Random(21)
