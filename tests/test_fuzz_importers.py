@@ -1,7 +1,9 @@
 """Mutational fuzzing of every importer (issue 18, point 3).
 
 Each of our fixtures (WhatsApp .txt and .zip, JSON Lines, vCard, chat.db, CallHistory, an iOS
-backup folder, a Signal Desktop database, a signal-export folder) is mutated with seeded byte
+backup folder, a Signal Desktop database, a signal-export folder, Signal's phone export, a
+Telegram result.json, SMS Backup & Restore files, a Meta thread and an encrypted Meta download
+file) is mutated with seeded byte
 flips, truncation, SQLite page corruption, and duplicated, removed or cut lines. Every mutant
 must either import or fail with one FormatError line naming the file: never another exception,
 never a hang. A damaged chat.db used to end in `sqlite3.DatabaseError: database disk image is
@@ -71,6 +73,11 @@ KINDS = [
     Kind("ios-backup", "imessage", SQLITE_MUTATORS, "ios-backup"),
     Kind("signal-desktop", "signal", SQLITE_MUTATORS, "signal-desktop"),
     Kind("signal-export", "signal", TEXT_MUTATORS, "signal-export"),
+    Kind("signal-phone-export", "signal", TEXT_MUTATORS, "signal-phone-export"),
+    Kind("telegram", "telegram", TEXT_MUTATORS, "telegram"),
+    Kind("sms-backup", "sms", TEXT_MUTATORS, "sms-backup"),
+    Kind("meta-thread", "messenger", TEXT_MUTATORS, "meta-thread"),
+    Kind("meta-e2ee", "messenger", TEXT_MUTATORS, "meta-e2ee"),
 ]
 
 
@@ -109,6 +116,28 @@ def lay_out(kind: Kind, folder: Path, rng: random.Random) -> tuple[Path, Path]:
         shutil.copytree(FIXTURES / "signal" / "sigexport", export)
         files = sorted(p for p in export.rglob("*") if p.suffix in (".json", ".md"))
         return rng.choice(files), export
+    if kind.layout == "signal-phone-export":
+        export = folder / "signal-phone-export"
+        shutil.copytree(FIXTURES / "signal" / "phone-export", export)
+        return rng.choice([export / "main.jsonl", export / "metadata.json"]), export
+    if kind.layout == "telegram":
+        export = folder / "DataExport"
+        shutil.copytree(FIXTURES / "telegram" / "DataExport_2024-03-02", export)
+        return export / "result.json", export / "result.json"
+    if kind.layout == "sms-backup":
+        name = rng.choice(["sms-20240302120000.xml", "calls-20240302120000.xml"])
+        target = Path(shutil.copy(FIXTURES / "android" / name, folder))
+        return target, target
+    if kind.layout == "meta-thread":
+        thread = folder / "liamoreau_20771"
+        shutil.copytree(FIXTURES / "meta" / "facebook-samrivera-2024-03-02" / "your_activity_across_facebook"
+                        / "messages" / "inbox" / "liamoreau_20771", thread)
+        return rng.choice([thread / "message_1.json", thread / "message_2.json"]), thread
+    if kind.layout == "meta-e2ee":
+        src = FIXTURES / "meta" / "messenger-e2ee-2025-01-30" / "your_facebook_activity" / "messages"
+        shutil.copytree(src, folder / "messages")
+        target = folder / "messages" / "annaberg_1.json"
+        return target, target
     raise AssertionError(kind.layout)
 
 
