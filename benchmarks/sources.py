@@ -350,11 +350,14 @@ def main(argv: list[str] | None = None) -> None:
             f"({first['messages_per_s']}/s), unchanged re-import {again['seconds']} s")
         shutil.rmtree(work, ignore_errors=True)
     base = results["imports"]["whatsapp"]["messages_per_s"] or 1
-    lines = ["| source | messages | import | msgs/s | × WhatsApp's rate | unchanged re-import |",
-             "|---|---|---|---|---|---|"]
+    base_cpu = results["imports"]["whatsapp"]["cpu_s"] / max(results["imports"]["whatsapp"]["new_messages"], 1)
+    lines = ["| source | messages | import wall (CPU) | msgs/s | × WhatsApp's rate (CPU per message) | "
+             "peak RSS MB | unchanged re-import |", "|---|---|---|---|---|---|---|"]
     for name, r in results["imports"].items():
-        lines.append(f"| {name} {args.size} | {r['new_messages']} | {r['seconds']:.1f} s | "
-                     f"{r['messages_per_s']} | {r['messages_per_s'] / base:.2f} | {r['unchanged_reimport_s']:.2f} s |")
+        cpu_ratio = base_cpu / (r["cpu_s"] / max(r["new_messages"], 1)) if r["cpu_s"] else 0
+        lines.append(f"| {name} {args.size} | {r['new_messages']} | {r['seconds']:.1f} s ({r['cpu_s']:.1f} s) | "
+                     f"{r['messages_per_s']} | {r['messages_per_s'] / base:.2f} ({cpu_ratio:.2f}) | "
+                     f"{r['peak_rss_mb']} | {r['unchanged_reimport_s']:.2f} s |")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"sources-{args.size}.json").write_text(json.dumps(results, indent=1) + "\n")
     (RESULTS / f"sources-{args.size}.md").write_text("\n".join(lines) + "\n")
