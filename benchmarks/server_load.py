@@ -62,7 +62,7 @@ def proc_status(pid: int, index: Path) -> dict:
     for fd in os.listdir(f"/proc/{pid}/fd"):
         fds += 1
         try:
-            index_files += os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(index))
+            index_files += os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(index) + os.sep)
         except OSError:
             pass
     return {"rss_mb": rss, "open_files": fds, "index_files": index_files}

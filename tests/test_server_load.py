@@ -47,7 +47,7 @@ def open_files_under(folder: Path, pid: int | str = "self") -> int:
             target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue  # closed meanwhile
-        n += target.startswith(str(folder))
+        n += target.startswith(str(folder) + os.sep)  # (not home/index.lock beside it)
     return n
 
 
