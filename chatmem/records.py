@@ -139,11 +139,35 @@ class Attachment:
     size: int | None = None  # bytes
     # how to reach the bytes (a locator, see `chatmem.store.media`): an absolute path on disk,
     # or "zip:<absolute path of the zip>!<member>" for a file inside a zip
+    # (`export_file` makes the locator of a file inside an export folder)
     path: str | None = None
     guid: str | None = None  # platform id of the attachment, when there is one
     present: bool | None = None  # the file was found at import time (None: not looked for)
     key: str | None = None  # how to decrypt the file, when the source encrypts it (base64)
     text: str | None = None  # what the source says about it: caption, transcript, title, preview
+
+
+def export_file(root: Path, relative: str | Path) -> tuple[str | None, int | None, bool]:
+    """A file an export names by its path inside the export folder `root`, as an attachment's
+    (locator, size, present). The locator is `file:["<root>", "<path inside>"]`; reading it
+    (chatmem.store.media) checks again that it stays inside the folder. A name that climbs out
+    of the folder ('../x', '/etc/x') is no file of the export: (None, None, False). A symbolic
+    link leading outside the folder keeps its locator (reading it says why it is refused) but is
+    not present."""
+    rel = str(relative).replace("\\", "/")
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or rel.startswith("/") or ".." in parts:
+        return None, None, False
+    target = root.joinpath(*parts)
+    try:
+        if not target.is_file():
+            return None, None, False
+        size = target.stat().st_size
+        inside = target.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # unreadable, or a loop of links
+        return None, None, False
+    locator = "file:" + json.dumps([str(root.absolute()), "/".join(parts)], ensure_ascii=False)
+    return locator, size if inside else None, inside
 
 
 @dataclass

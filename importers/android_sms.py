@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -214,7 +215,7 @@ class _Run:
             notes.append(f"{self.counts['draft']} draft(s) kept as messages from you, marked draft")
         if self.counts["embedded"]:
             notes.append(f"{self.counts['embedded']} MMS attachment(s) are inside the backup (base64); "
-                         "their names, types and sizes are kept")
+                         "read_attachment reads them from it while it is there")
         if learned:
             notes.append(f"your number taken to be {learned} (the sender of your own MMS); "
                          "set owner.handles in the config to be sure")
@@ -306,7 +307,7 @@ class _Run:
         sender_number = next((a for a, t in addrs if t == ADDR_FROM), "")
         mine = box != MMS_INBOX or (sender_number and self._is_owner(sender_number))
         texts, attachments = [], []
-        for part in e.iter("part"):
+        for number, part in enumerate(e.iter("part")):
             ct = _value(part, "ct")
             if ct == SMIL:
                 continue
@@ -318,7 +319,12 @@ class _Run:
             if data:
                 self.counts["embedded"] += 1
             name = _value(part, "name") or _value(part, "fn") or _value(part, "cl") or None
-            attachments.append(Attachment(name=name, mime_type=ct or None, size=size))
+            # the file is the part's base64 data: found again by its place in the backup
+            # (store/media.py reads it, streaming the XML); a part kept without data is missing
+            locator = ("mms:" + json.dumps([str(self.path.absolute()), self.counts["mms"] - 1, number,
+                                            e.get("date")]) if data else None)
+            attachments.append(Attachment(name=name, mime_type=ct or None, size=size, path=locator,
+                                          present=bool(data)))
         text = "\n".join(t for t in texts if t)
         if mine:
             sender, handle = OWNER, None

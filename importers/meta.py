@@ -47,6 +47,7 @@ from chatmem.records import (
     Record,
     SourceState,
     call_id,
+    export_file,
     message_id_from_content,
 )
 
@@ -261,21 +262,23 @@ class _Thread:
 
     def _attachment(self, item: dict[str, Any], mime: str | None) -> Attachment:
         uri = item.get("uri") if isinstance(item.get("uri"), str) else ""
+        path, size, present = self._file(uri)
         name = uri.rsplit("/", 1)[-1] or None
-        if mime is None and name:
+        if mime is None and name:  # `files` and the e2ee `media` say no type: the name does
             mime = mimetypes.guess_type(name)[0]
-        return Attachment(name=name, mime_type=mime, path=self._file(uri))
+        return Attachment(name=name, mime_type=mime, path=path, size=size, present=present)
 
-    def _file(self, uri: str) -> str | None:
-        """uris are relative to the download's top folder ('messages/inbox/x/photos/1.jpg', or
-        'your_activity_across_facebook/messages/...'); look a few folders up, never outside."""
+    def _file(self, uri: str) -> tuple[str | None, int | None, bool]:
+        """(locator, size, present): uris are relative to the download's top folder
+        ('messages/inbox/x/photos/1.jpg', or 'your_activity_across_facebook/messages/...');
+        look a few folders up, never outside."""
         if not uri or uri.startswith(("http:", "https:")):
-            return None
+            return None, None, False
         for top in self.roots:
-            candidate = (top / uri).resolve()
-            if top.resolve() in candidate.parents and candidate.is_file():
-                return str(candidate)
-        return None
+            found = export_file(top, uri)
+            if found[0] is not None:
+                return found
+        return None, None, False
 
 
 def _download_roots(folder: Path) -> list[Path]:

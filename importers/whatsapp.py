@@ -857,8 +857,7 @@ class _ChatParser:
         if not name:
             return Attachment(present=False)  # "<Media omitted>": the export left the file out
         ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-        found = self.source.find_attachment(name)
-        path, size = found if found else (None, None)
+        path, size, present = self.source.find_attachment(name) or (None, None, False)
         return Attachment(name=name, mime_type=MIME_TYPES.get(ext), size=size, path=path,
-                          present=found is not None)
+                          present=present)
 

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from chatmem.errors import FormatError
+from chatmem.records import export_file
 
 from .whatsapp_header import for_matching, match_header, may_start_header
 
@@ -92,18 +93,16 @@ class ChatText:
         with self.open() as fh:
             return decode(fh.read(), self.where)[0]
 
-    def find_attachment(self, name: str) -> tuple[str, int | None] | None:
-        """(path, size) of the attachment file `name` where the export has it."""
+    def find_attachment(self, name: str) -> tuple[str, int | None, bool] | None:
+        """(locator, size, present) of the attachment file `name` where the export has it (a
+        link leading out of the export folder has a locator but is not present)."""
         hit = self.members.get(name)
-        if hit is not None or self.folder is None:
-            return hit
-        candidate = self.folder / name
-        try:
-            if candidate.is_file():
-                return str(candidate.resolve()), candidate.stat().st_size
-        except OSError:
+        if hit is not None:
+            return hit[0], hit[1], True
+        if self.folder is None:
             return None
-        return None
+        locator, size, inside = export_file(self.folder, name)
+        return (locator, size, inside) if locator else None
 
 
 # ----------------------------------------------------------------------------- decoding

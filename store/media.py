@@ -5,7 +5,12 @@ A locator is one of:
   file, a signal-export `media/` file, a file next to a WhatsApp text export, a Signal
   Desktop `attachments.noindex` file);
 - `zip:<absolute path of a zip>!<member>`, with further `!<member>` steps for a zip inside
-  the zip (WhatsApp "Export chat" with media).
+  the zip (WhatsApp "Export chat" with media);
+- `file:["<export folder>", "<path inside it>"]` (JSON; `chatmem.records.export_file`): a file
+  of an export folder, read only while it stays inside that folder — a symbolic link leading
+  out of the export is refused (MediaRefused), whatever it points at;
+- `mms:["<SMS Backup & Restore XML>", <mms element number>, <part number>, "<mms date>"]`: the
+  base64 data of an MMS part, found again by streaming the XML (never loaded whole).
 
 A Signal Desktop attachment written by newer versions is encrypted on disk: the file is
 IV (16 bytes) + AES-256-CBC ciphertext + HMAC-SHA256 (32 bytes) over IV and ciphertext, with
@@ -21,6 +26,7 @@ import base64
 import hashlib
 import hmac
 import io
+import json
 import os
 import zipfile
 from dataclasses import dataclass
@@ -76,6 +82,33 @@ class MediaUnreadable(ChatmemError):
     """The file is there but cannot be read as it should (damaged, wrong key, too large)."""
 
 
+class MediaRefused(MediaUnreadable):
+    """The file is not read on purpose: a symbolic link leading out of its export."""
+
+
+def _export_path(locator: str) -> Path:
+    """The file a `file:` locator names, checked to be inside its export folder."""
+    try:
+        root_text, relative = json.loads(locator[len("file:"):])
+        root = Path(root_text)
+        parts = [p for p in str(relative).split("/") if p not in ("", ".")]
+    except (ValueError, TypeError):
+        raise MediaUnreadable(f"{locator[:200]}: not a locator this version reads") from None
+    if not root.is_absolute() or not parts or ".." in parts:
+        raise MediaRefused(f"{relative!r} is not a path inside the export {root}")
+    target = root.joinpath(*parts)
+    try:
+        real = target.resolve()
+        if not real.is_relative_to(root.resolve()):
+            raise MediaRefused(f"{target} is a symbolic link leading outside the export ({root}) "
+                               f"to {real}: not followed")
+    except RuntimeError:
+        raise MediaRefused(f"{target} is a loop of symbolic links: not followed") from None
+    except OSError as e:
+        raise MediaUnreadable(f"cannot read {target}: {e.strerror or e}") from None
+    return real
+
+
 def _read_file(path: Path, limit: int) -> bytes:
     try:
         size = path.stat().st_size
@@ -123,6 +156,84 @@ def _read_zip(locator: str, limit: int) -> bytes:
         raise MediaUnreadable(f"cannot read {outer}: {e.strerror or e}") from None
 
 
+class _Stop(Exception):
+    pass
+
+
+MMS_CHUNK = 1 << 20
+
+
+def read_mms_part(locator: str, limit: int) -> bytes:
+    """The bytes of an MMS part kept base64 inside an SMS Backup & Restore XML file: the file
+    is streamed (expat, a megabyte at a time) up to that part and no further, and no more than
+    `limit` bytes of it are decoded."""
+    import binascii
+    import xml.parsers.expat
+
+    try:
+        path_text, mms_no, part_no, date = json.loads(locator[len("mms:"):])
+        path = Path(path_text)
+    except (ValueError, TypeError):
+        raise MediaUnreadable(f"{locator[:200]}: not a locator this version reads") from None
+    state: dict[str, Any] = {"depth": 0, "mms": -1, "in": False, "part": -1, "data": None,
+                             "start": 0}
+    parser = xml.parsers.expat.ParserCreate()
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        state["depth"] += 1
+        if state["depth"] == 2 and name == "mms":
+            state["mms"] += 1
+            if state["mms"] == mms_no:
+                if attrs.get("date") != date:
+                    raise MediaMissing(f"{path} changed since it was imported (its MMS number "
+                                       f"{mms_no + 1} is another message now); import it again")
+                state["in"], state["start"] = True, parser.CurrentByteIndex
+        elif state["in"] and name == "part":
+            state["part"] += 1
+            if state["part"] == part_no:
+                state["data"] = attrs.get("data") or ""
+                raise _Stop
+
+    def end(name: str) -> None:
+        state["depth"] -= 1
+        if state["in"] and state["depth"] == 1:
+            raise _Stop  # the message ended without that part
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    most = limit * 4 // 3 + MMS_CHUNK * 2  # base64 of `limit` bytes, and the part around it
+    try:
+        with path.open("rb") as f:
+            while True:
+                chunk = f.read(MMS_CHUNK)
+                if state["in"] and f.tell() - state["start"] > most:
+                    raise MediaUnreadable(f"an MMS part of {path.name} is larger than the "
+                                          f"{limit:,} bytes read at most")
+                parser.Parse(chunk, not chunk)
+                if not chunk:
+                    break
+    except _Stop:
+        pass
+    except FileNotFoundError:
+        raise MediaMissing(f"{path} is not on this machine (any more)") from None
+    except xml.parsers.expat.ExpatError as e:
+        raise MediaUnreadable(f"{path}: line {e.lineno}: not well-formed XML ({e})") from None
+    except OSError as e:
+        raise MediaUnreadable(f"cannot read {path}: {e.strerror or e}") from None
+    data = state["data"]
+    if data is None:
+        raise MediaMissing(f"{path} no longer holds that MMS part; import it again")
+    if not data:
+        raise MediaMissing(f"{path}: the backup kept this MMS part without its data")
+    if len(data) * 3 // 4 > limit + 3:
+        raise MediaUnreadable(f"the MMS part is {len(data) * 3 // 4:,} bytes, more than the "
+                              f"{limit:,} read at most")
+    packed = "".join(data.split())
+    try:
+        return base64.b64decode(packed + "=" * (-len(packed) % 4))
+    except (binascii.Error, ValueError):
+        raise MediaUnreadable(f"{path}: the MMS part's data is not valid base64") from None
+
+
 def decrypt_signal_v2(data: bytes, key_b64: str, size: int | None) -> bytes:
     """Signal Desktop's on-disk attachment encryption (see the module docstring)."""
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -155,6 +266,10 @@ def read_bytes(locator: str, *, key: str | None = None, size: int | None = None,
     is not there, MediaUnreadable when it cannot be read as recorded."""
     if locator.startswith("zip:"):
         data = _read_zip(locator, limit)
+    elif locator.startswith("file:"):
+        data = _read_file(_export_path(locator), limit + 64)
+    elif locator.startswith("mms:"):
+        data = read_mms_part(locator, limit)
     else:
         path = Path(locator)
         if not path.is_absolute():

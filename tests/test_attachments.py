@@ -353,3 +353,89 @@ def test_cli_search_by_type(home):
     r = CliRunner().invoke(cli, [*args, "search", "--type", "document"])
     assert r.exit_code == 0, r.output
     assert "route.pdf" in r.output and "route-map.jpeg" not in r.output
+
+
+# ---------------------------------------------------------------- links out of an export
+
+
+def test_a_symbolic_link_out_of_an_export_is_never_followed(tmp_path):
+    from click.testing import CliRunner
+
+    from chatmem.tools.cli import cli
+
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.jpg").write_bytes(photo("boat"))  # readable, were the link followed
+    export = tmp_path / "sigexport"
+    shutil.copytree(FIXTURES / "signal" / "sigexport", export)
+    media = export / "Anna Berg" / "media"
+    trail = next(media.iterdir())
+    trail.unlink()
+    trail.symlink_to(outside / "secret.jpg")
+    home = tmp_path / "home"
+    args = ["--home", str(home), "--config", str(FIXTURES / "config.yaml")]
+    r = CliRunner().invoke(cli, [*args, "import", str(export), "--copy-media"])
+    assert r.exit_code == 0, r.output
+    with Store.open(home, CONFIG) as store:
+        row = attachment(store, "trail.jpg", "signal")
+        assert row.present is False and row.copied is None  # not present, nothing copied
+        result = read_attachment(store, OWNER, row.id)
+    assert result["ok"] and result["present"] is False and "image" not in result
+    assert "refused" in result["note"] and "symbolic link leading outside the export" in result["note"]
+    out = CliRunner().invoke(cli, [*args, "attachment", row.id, "--out", str(tmp_path / "x.jpg")])
+    assert out.exit_code != 0 and "symbolic link leading outside the export" in out.output
+    assert not (tmp_path / "x.jpg").exists()
+    assert not (home / "media").exists() or not list((home / "media").iterdir())
+
+
+def test_a_file_swapped_for_a_link_after_the_import_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from chatmem.tools.cli import cli
+
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("not part of any chat")
+    export = tmp_path / "sigexport"
+    shutil.copytree(FIXTURES / "signal" / "sigexport", export)
+    home = tmp_path / "home"
+    args = ["--home", str(home), "--config", str(FIXTURES / "config.yaml")]
+    assert CliRunner().invoke(cli, [*args, "import", str(export)]).exit_code == 0
+    trail = next((export / "Anna Berg" / "media").iterdir())
+    with Store.open(home, CONFIG) as store:
+        row = attachment(store, "trail.jpg", "signal")
+        assert row.present and read_attachment(store, OWNER, row.id)["kind"] == "image"
+        trail.unlink()
+        trail.symlink_to(outside)
+        refused = read_attachment(store, OWNER, row.id)
+    assert "refused" in refused["note"] and "image" not in refused and "text" not in refused
+    # the import that copies looks again: the link is not present, so nothing is copied
+    copy = CliRunner().invoke(cli, [*args, "import", str(export), "--copy-media"])
+    assert copy.exit_code == 0 and "copied 0 attachments" in copy.output
+    assert not (home / "media").exists() or not list((home / "media").iterdir())
+
+
+def test_a_link_that_stays_inside_the_export_is_read(tmp_path):
+    export = tmp_path / "sigexport"
+    shutil.copytree(FIXTURES / "signal" / "sigexport", export)
+    trail = next((export / "Anna Berg" / "media").iterdir())
+    kept = export / "Anna Berg" / "kept.jpg"
+    trail.rename(kept)
+    trail.symlink_to(kept)
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(export))
+        row = attachment(store, "trail.jpg", "signal")
+        assert row.present and read_attachment(store, OWNER, row.id)["kind"] == "image"
+
+
+def test_a_name_climbing_out_of_a_whatsapp_folder_is_no_file(tmp_path):
+    (tmp_path / "secret.txt").write_text("the neighbour's wifi password")
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "WhatsApp Chat with Eve.txt").write_text(
+        "[3/2/24, 6:04:11 PM] Eve: <attached: ../secret.txt>\n")
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(folder / "WhatsApp Chat with Eve.txt"))
+        row = attachment(store, "../secret.txt", "whatsapp")
+        assert row.present is False and row.path is None
+        result = read_attachment(store, OWNER, row.id)
+    assert "not present on this machine" in result["note"] and "text" not in result

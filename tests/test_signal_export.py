@@ -52,7 +52,7 @@ def test_every_chat_item_kind_that_carries_content():
     assert edited.edited and [v.text for v in edited.versions] == ["See you at 9 then"]
     photo = by_text(records, "The view from the top")
     assert photo.kind == "media" and photo.attachments[0].name == "trail.jpg"
-    assert photo.attachments[0].size == 48211 and Path(photo.attachments[0].path).is_file()
+    assert photo.attachments[0].size == 48211 and photo.attachments[0].present
     assert by_text(records, "@Ben Ortiz can you bring").extra["mentions"] == ["Ben Ortiz"]
     older = by_text(records, "Yes, that one")
     assert older.reply_to is None and older.extra["quote"]["text"] == "an older message"

@@ -13,6 +13,7 @@ from chatmem.errors import FormatError
 from chatmem.importers import detect
 from chatmem.importers.signal import SignalImporter
 from chatmem.records import OWNER, Call, Chat, ImportOptions, Message, Problem
+from chatmem.store.media import read_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "signal" / "sigexport"
@@ -96,7 +97,8 @@ def test_our_fixture(tmp_path):
     photo = next(m for m in messages if m.text == "The view from the top")
     (jpg,) = photo.attachments
     assert (jpg.name, jpg.mime_type) == ("trail.jpg", "image/jpeg")
-    assert jpg.path == str(FIXTURE / "Anna Berg" / "media" / "2024-03-02T10-30-00.000_00_trail.jpg")
+    assert jpg.present and read_bytes(jpg.path) == (
+        FIXTURE / "Anna Berg" / "media" / "2024-03-02T10-30-00.000_00_trail.jpg").read_bytes()
     route = next(m for m in messages if m.text == "Route map attached")
     assert [(a.name, a.path) for a in route.attachments] == [("route.pdf", None)]  # not exported
     assert photo.sent_at == datetime(2024, 3, 2, 9, 30, tzinfo=timezone.utc)  # 10:30 in Berlin

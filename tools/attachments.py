@@ -27,6 +27,7 @@ from chatmem.store import Store
 from chatmem.store.media import (
     AttachmentInfo,
     MediaMissing,
+    MediaRefused,
     MediaUnreadable,
     attachment_info,
     attachment_type,
@@ -251,7 +252,7 @@ def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: in
     if info is None:
         return {"ok": False, "id": attachment_id,
                 "error": f"no attachment with id {attachment_id!r} (ids come from a message's "
-                         "attachments, e.g. read_raw_data's relations)"}
+                         "attachments in search results and conversations)"}
     kind = _kind(info.mime_type, info.name)
     result: ReadAttachmentResult = {
         "ok": True, "id": info.id, "name": info.name, "mime_type": info.mime_type,
@@ -268,6 +269,9 @@ def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: in
         data = _bytes(store, info)
     except MediaMissing as e:
         result["note"] = f"not present on this machine: {e}"
+        return result
+    except MediaRefused as e:
+        result["note"] = f"refused: {e}"
         return result
     except MediaUnreadable as e:
         result["present"] = True

@@ -44,6 +44,7 @@ from chatmem.records import (
     SourceState,
     Version,
     call_id,
+    export_file,
     message_id_from_guid,
 )
 
@@ -117,19 +118,21 @@ class _Run:
 
     # ---------------------------------------------------------------- files
 
-    def _index_files(self) -> dict[str, Path]:
-        """Every file under files/, by name and by name without its extension."""
-        out: dict[str, Path] = {}
+    def _index_files(self) -> dict[str, str]:
+        """Every file under files/, by name and by name without its extension: its path
+        inside the export."""
+        out: dict[str, str] = {}
         root = self.folder / FILES_DIR
         if not root.is_dir():
             return out
         for p in root.rglob("*"):
             if p.is_file():
-                out.setdefault(p.name, p)
-                out.setdefault(p.name.split(".", 1)[0], p)
+                relative = p.relative_to(self.folder).as_posix()
+                out.setdefault(p.name, relative)
+                out.setdefault(p.name.split(".", 1)[0], relative)
         return out
 
-    def _file(self, pointer: dict[str, Any]) -> Path | None:
+    def _file(self, pointer: dict[str, Any]) -> str | None:
         locator = pointer.get("locatorInfo") if isinstance(pointer.get("locatorInfo"), dict) else {}
         plain, key = as_bytes(locator.get("plaintextHash")), as_bytes(locator.get("localKey"))
         names = []
@@ -350,8 +353,9 @@ class _Run:
         body = text_obj.get("body") or ""
         long_text = holder.get("longText")
         if isinstance(long_text, dict):
-            found = self._file(long_text)
-            if found is not None:
+            relative = self._file(long_text)
+            found = self.folder / relative if relative else None
+            if found is not None and found.resolve().is_relative_to(self.folder.resolve()):
                 with found.open("rb") as f:
                     body = f.read(LONG_TEXT_LIMIT).decode("utf-8", errors="replace")
                 extra["long_text"] = True
@@ -388,13 +392,14 @@ class _Run:
 
     def _pointer(self, pointer: dict[str, Any], msg: Message) -> Attachment:
         locator = pointer.get("locatorInfo") if isinstance(pointer.get("locatorInfo"), dict) else {}
-        path = self._file(pointer)
-        if path is None:
+        relative = self._file(pointer)
+        path, _size, present = export_file(self.folder, relative) if relative else (None, None, False)
+        if not present:
             self.counts["missing_file"] += 1
         caption = pointer.get("caption") if isinstance(pointer.get("caption"), str) else None
         return Attachment(name=pointer.get("fileName") or None, mime_type=pointer.get("contentType"),
-                          size=as_int(locator.get("size")), path=str(path) if path else None,
-                          present=path is not None, text=caption or None)
+                          size=as_int(locator.get("size")), path=path,
+                          present=present, text=caption or None)
 
     def _reaction(self, r: dict[str, Any]) -> Reaction:
         who = r.get("authorId")

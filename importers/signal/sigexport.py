@@ -38,6 +38,7 @@ from chatmem.records import (
     Record,
     SourceState,
     call_id,
+    export_file,
     message_id_from_content,
 )
 
@@ -222,12 +223,12 @@ class _ChatReader:
         original = match.group(1) if match else exported
         if original.startswith("None.") or original == "None":
             original = None
-        file = self.folder / unquote(a["path"]) if a.get("path") else None
-        present = file is not None and file.is_file()
+        path, size, present = export_file(self.folder, unquote(a["path"])) if a.get("path") else (None, None, False)
         return Attachment(
             name=original or None,
             mime_type=mimetypes.guess_type(exported)[0],
-            path=str(file.resolve()) if file is not None and present else None,
+            size=size,
+            path=path,
             present=present,
         )
 

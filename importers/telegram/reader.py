@@ -27,6 +27,7 @@ from chatmem.records import (
     Record,
     SourceState,
     call_id,
+    export_file,
     message_id_from_guid,
 )
 
@@ -375,28 +376,28 @@ class _Run:
         if native in topic_of:
             msg.extra["topic"] = topic_of[native]
 
-    def _file(self, relative: Any) -> str | None:
+    def _file(self, relative: Any) -> tuple[str | None, bool]:
+        """(locator, present) of a file the export names ('../../etc/passwd' in a hostile
+        export is no file of the export; a link leading out of it is not present)."""
         if not isinstance(relative, str) or not relative or _skipped(relative):
             if _skipped(relative):
                 self.missing_files += 1
-            return None
-        found = (self.folder / relative).resolve()
-        if self.folder.resolve() not in found.parents:
-            return None  # '../../etc/passwd' in a hostile export is not a file of the export
-        return str(found) if found.is_file() else None
+            return None, False
+        path, _size, present = export_file(self.folder, relative)
+        return path, present
 
     def _media(self, m: dict[str, Any], msg: Message) -> None:
         if "photo" in m:
             name = m["photo"].rsplit("/", 1)[-1] if isinstance(m["photo"], str) and not _skipped(m["photo"]) else None
-            path = self._file(m["photo"])
+            path, present = self._file(m["photo"])
             msg.attachments.append(Attachment(name=name, mime_type="image/jpeg", size=_int(m.get("photo_file_size")),
-                                              path=path, present=path is not None))
+                                              path=path, present=present))
         if "file" in m:
             name = m.get("file_name") or (m["file"].rsplit("/", 1)[-1]
                                           if isinstance(m["file"], str) and not _skipped(m["file"]) else None)
-            path = self._file(m["file"])
+            path, present = self._file(m["file"])
             msg.attachments.append(Attachment(name=name, mime_type=m.get("mime_type"),
-                                              size=_int(m.get("file_size")), path=path, present=path is not None))
+                                              size=_int(m.get("file_size")), path=path, present=present))
         media_type = m.get("media_type")
         if media_type == "sticker":
             msg.extra["sticker"] = {"emoji": m.get("sticker_emoji")}
