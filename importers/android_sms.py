@@ -322,7 +322,7 @@ class _Run:
             # the file is the part's base64 data: found again by its place in the backup
             # (store/media.py reads it, streaming the XML); a part kept without data is missing
             locator = ("mms:" + json.dumps([str(self.path.absolute()), self.counts["mms"] - 1, number,
-                                            e.get("date")]) if data else None)
+                                            e.get("date"), name]) if data else None)
             attachments.append(Attachment(name=name, mime_type=ct or None, size=size, path=locator,
                                           present=bool(data)))
         text = "\n".join(t for t in texts if t)

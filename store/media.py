@@ -9,8 +9,9 @@ A locator is one of:
 - `file:["<export folder>", "<path inside it>"]` (JSON; `chatmem.records.export_file`): a file
   of an export folder, read only while it stays inside that folder — a symbolic link leading
   out of the export is refused (MediaRefused), whatever it points at;
-- `mms:["<SMS Backup & Restore XML>", <mms element number>, <part number>, "<mms date>"]`: the
-  base64 data of an MMS part, found again by streaming the XML (never loaded whole).
+- `mms:["<SMS Backup & Restore XML>", <mms element number>, <part number>, "<mms date>",
+  "<part name>"]`: the base64 data of an MMS part, found again by streaming the XML (never
+  loaded whole), checked to be the same message and file.
 
 A Signal Desktop attachment written by newer versions is encrypted on disk: the file is
 IV (16 bytes) + AES-256-CBC ciphertext + HMAC-SHA256 (32 bytes) over IV and ciphertext, with
@@ -160,18 +161,18 @@ class _Stop(Exception):
     pass
 
 
-MMS_CHUNK = 1 << 20
+MMS_CHUNK = 1 << 18
 
 
 def read_mms_part(locator: str, limit: int) -> bytes:
     """The bytes of an MMS part kept base64 inside an SMS Backup & Restore XML file: the file
-    is streamed (expat, a megabyte at a time) up to that part and no further, and no more than
+    is streamed (expat, 256 KB at a time) up to that part and no further, and no more than
     `limit` bytes of it are decoded."""
     import binascii
     import xml.parsers.expat
 
     try:
-        path_text, mms_no, part_no, date = json.loads(locator[len("mms:"):])
+        path_text, mms_no, part_no, date, *named = json.loads(locator[len("mms:"):])
         path = Path(path_text)
     except (ValueError, TypeError):
         raise MediaUnreadable(f"{locator[:200]}: not a locator this version reads") from None
@@ -191,6 +192,9 @@ def read_mms_part(locator: str, limit: int) -> bytes:
         elif state["in"] and name == "part":
             state["part"] += 1
             if state["part"] == part_no:
+                if named and named[0] not in (attrs.get("name"), attrs.get("fn"), attrs.get("cl")):
+                    raise MediaMissing(f"{path} changed since it was imported (that MMS holds "
+                                       "another file now); import it again")
                 state["data"] = attrs.get("data") or ""
                 raise _Stop
 

@@ -263,6 +263,16 @@ def test_the_mcp_client_gets_image_content(home):
         assert hidden["ok"] is False
 
 
+def test_over_mcp_a_seat_without_the_attachment_setting_gets_no_content(home):
+    photo_id = _id(home, "00000003-PHOTO-2024-03-02-18-04-11.jpg")
+    with session(stdio_client(home, seat="notebook")) as client:
+        result = client.call("read_attachment", attachment_id=photo_id)
+        assert not result.is_error and not [c for c in result.content if c.type == "image"]
+        data = result.structured_content
+        assert data["name"] == "00000003-PHOTO-2024-03-02-18-04-11.jpg" and "image" not in data
+        assert "may not read attachment content" in data["note"]
+
+
 def test_sources_stay_untouched(tmp_path):
     copy = tmp_path / "signal"
     shutil.copytree(FIXTURES / "signal", copy)
@@ -439,3 +449,89 @@ def test_a_name_climbing_out_of_a_whatsapp_folder_is_no_file(tmp_path):
         assert row.present is False and row.path is None
         result = read_attachment(store, OWNER, row.id)
     assert "not present on this machine" in result["note"] and "text" not in result
+
+
+# ---------------------------------------------------------------- MMS parts inside a backup
+
+
+def _mms_backup(path: Path, parts: list[tuple[str, bytes]]) -> Path:
+    """An SMS Backup & Restore file: one MMS from Anna per (name, bytes), a JPEG each."""
+    from android_sms_builders import ANNA, COMMENT, SAM, _write, mms
+
+    items = [mms(60 + i, 1, ANNA, "Anna Berg", [{
+        "seq": "0", "ct": "image/jpeg", "name": name, "chset": "null", "cd": "null", "fn": "null",
+        "cid": f"<{name}>", "cl": name, "ctt_s": "null", "ctt_t": "null", "text": "null",
+        "data": base64.b64encode(data).decode()}], [(ANNA, 137), (SAM, 151)])
+        for i, (name, data) in enumerate(parts)]
+    return _write(path, "smses", items, COMMENT)
+
+
+def test_an_mms_part_is_read_from_the_backup_without_loading_it_whole(tmp_path):
+    import tracemalloc
+
+    from chatmem.store.media import read_bytes
+
+    filler = [(f"big-{i}.jpg", bytes([i]) * 100_000) for i in range(60)]  # ~8 MB of base64
+    backup = _mms_backup(tmp_path / "sms-20240406120000.xml", [*filler, ("last.jpg", photo("lago"))])
+    assert backup.stat().st_size > 8_000_000
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(backup))
+        row = attachment(store, "last.jpg", "sms")
+        assert row.present and row.size == len(photo("lago"))
+        tracemalloc.start()
+        try:
+            data = read_bytes(row.path)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert data == photo("lago")
+        # what one part takes (its base64 and the parser's buffer), not what the file holds
+        assert peak < backup.stat().st_size // 3, f"reading one part held {peak:,} bytes"
+        shown = read_attachment(store, OWNER, row.id)
+        assert shown["kind"] == "image" and shown["image"]["original_width"] == 480
+        # bounded: a part larger than what may be read is refused, not decoded
+        big = attachment(store, "big-3.jpg", "sms")
+        with pytest.raises(Exception, match="larger than|more than"):
+            read_bytes(big.path, limit=10_000)
+
+
+def test_an_mms_part_of_a_backup_replaced_since_says_so(tmp_path):
+    backup = _mms_backup(tmp_path / "sms-20240406120000.xml", [("one.jpg", photo("lago"))])
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(backup))
+        row = attachment(store, "one.jpg", "sms")
+        _mms_backup(backup, [("other.jpg", photo("boat")), ("one.jpg", photo("lago"))])
+        changed = read_attachment(store, OWNER, row.id)
+        assert changed["present"] is False and "changed since it was imported" in changed["note"]
+        backup.unlink()
+        gone = read_attachment(store, OWNER, row.id)
+        assert "not present on this machine" in gone["note"]
+
+
+# ---------------------------------------------------------------- size bounds
+
+
+def test_no_more_than_the_bound_is_read_of_a_file(tmp_path):
+    from chatmem.records import export_file
+    from chatmem.store.media import MediaUnreadable, read_bytes
+
+    (tmp_path / "big.bin").write_bytes(b"\0" * 200_000)
+    locator, size, present = export_file(tmp_path, "big.bin")
+    assert present and size == 200_000
+    assert len(read_bytes(locator)) == 200_000
+    with pytest.raises(MediaUnreadable, match=r"200,000 bytes, more than the 100,0\d\d read at most"):
+        read_bytes(locator, limit=100_000)
+    packed = _zip_export(tmp_path, {"00000001-zeros.txt": b"\0" * 5_000_000})  # ~5 KB packed
+    member = f"zip:{packed}!00000001-zeros.txt"
+    with pytest.raises(MediaUnreadable, match="more than the 1,000,000"):
+        read_bytes(member, limit=1_000_000)
+
+
+def test_a_text_page_stays_within_max_bytes_whatever_the_script(tmp_path):
+    path = _zip_export(tmp_path, {"00000001-notes.txt": ("山登り、" * 20_000).encode()})
+    with Store.open(tmp_path / "home", CONFIG) as store:
+        store.import_sources(find_sources(path))
+        with store.read() as conn:
+            doc = conn.execute(select(Attachment.__table__)).first()
+        page = read_attachment(store, OWNER, doc.id, max_bytes=2000)
+        assert len(page["text"].encode()) <= 2000 and page["has_more"] and page["pages"] > 100

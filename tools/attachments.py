@@ -280,7 +280,7 @@ def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: in
     result["present"] = True
     if result.get("size") is None:
         result["size"] = len(data)
-    chars = min(TEXT_PAGE_CHARS, max_bytes)
+    chars = min(TEXT_PAGE_CHARS, max_bytes // 4)  # UTF-8 takes at most 4 bytes a character
     try:
         if kind == "image":
             result["image"] = _image(data, max_bytes, keep_location=seat.reveal_secrets)
