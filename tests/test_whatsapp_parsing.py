@@ -232,8 +232,10 @@ def test_attachment_next_to_a_loose_text_is_found(tmp_path) -> None:
     (tmp_path / "IMG-20240201-WA0001.jpg").write_bytes(b"\xff\xd8fake")
     (m,) = messages(read_text(tmp_path, "01/02/24, 10:00 - Anna: IMG-20240201-WA0001.jpg (file attached)\n"))
     (att,) = m.attachments
-    assert (att.name, att.path, att.size, att.mime_type) == (
-        "IMG-20240201-WA0001.jpg", str(tmp_path / "IMG-20240201-WA0001.jpg"), 6, "image/jpeg")
+    assert (att.name, att.present, att.size, att.mime_type) == ("IMG-20240201-WA0001.jpg", True, 6, "image/jpeg")
+    from chatmem.store.media import read_bytes
+
+    assert read_bytes(att.path) == b"\xff\xd8fake"  # the file beside the text, by its locator
 
 
 # ----------------------------------------------------------------------------- events in every language
