@@ -82,6 +82,18 @@ def test_without_owner_handles_the_owner_number_is_learned_from_a_sent_mms():
     assert any("+15550100000" in n and "owner.handles" in n for n in notes)
 
 
+def test_date_sent_is_read_in_ms_on_sms_and_in_seconds_on_mms(tmp_path):
+    path = tmp_path / "sms-times.xml"
+    path.write_text(HEADER + '<smses count="2">\n'
+                    '<sms address="+15550100001" date="1709370000000" date_sent="1709369990000" type="1" body="a" />\n'
+                    '<mms date="1709370060000" date_sent="1709370055" msg_box="1" address="+15550100001">'
+                    '<parts><part seq="0" ct="text/plain" text="b" /></parts>'
+                    '<addrs><addr address="+15550100001" type="137" /></addrs></mms>\n</smses>\n')
+    records = read(path)
+    assert by_text(records, "a").extra["date_sent"] == "2024-03-02T08:59:50+00:00"
+    assert by_text(records, "b").extra["date_sent"] == "2024-03-02T09:00:55+00:00"
+
+
 def test_the_call_log():
     records = read(FULL_CALLS)
     calls = [(c.direction, c.duration, c.answered) for c in records if isinstance(c, Call)]
