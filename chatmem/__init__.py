@@ -12,4 +12,4 @@ __version__ = "0.1.0"
 # root), look for the subpackages beside it too, so the checkout works as installed.
 _root = Path(__file__).resolve().parent.parent
 if (_root / "pyproject.toml").is_file() and (_root / "tools" / "__init__.py").is_file():
-    __path__.append(str(_root))  # type: ignore[name-defined]  # noqa: F821
+    __path__.append(str(_root))  # noqa: F821

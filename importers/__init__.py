@@ -7,6 +7,7 @@ Importers are loaded lazily so a missing optional dependency of one never breaks
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from chatmem.errors import FormatError
@@ -55,8 +56,8 @@ class Sources(list[tuple[Path, Importer]]):
     """What `find_sources` found: (path, importer) pairs, plus `skipped_links`, the symbolic
     links met inside a folder and not followed (the import report lists them)."""
 
-    def __init__(self, pairs: list[tuple[Path, Importer]] = (), skipped_links: list[Path] = (),
-                 skipped_files: list[Path] = ()):
+    def __init__(self, pairs: Iterable[tuple[Path, Importer]] = (), skipped_links: Iterable[Path] = (),
+                 skipped_files: Iterable[Path] = ()):
         super().__init__(pairs)
         self.skipped_links: list[Path] = list(skipped_links)
         # files in a folder that no importer recognised (the report lists them)
@@ -127,9 +128,9 @@ def _find(path: Path, platform: str | None, skipped: list[Path],
         if child.is_dir():
             out.extend(_find(child, None, skipped, unknown))
         else:
-            importer = detect(child)
-            if importer is not None:
-                out.append((child, importer))
+            recognised = detect(child)
+            if recognised is not None:
+                out.append((child, recognised))
             elif unknown is not None:
                 unknown.append(child)
     return out

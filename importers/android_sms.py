@@ -326,13 +326,15 @@ class _Run:
             attachments.append(Attachment(name=name, mime_type=ct or None, size=size, path=locator,
                                           present=bool(data)))
         text = "\n".join(t for t in texts if t)
+        handle: str | None
         if mine:
-            sender, handle = OWNER, None
+            sender, handle, author = OWNER, None, OWNER
         else:
-            handle = sender_number or (numbers[0] if len(numbers) == 1 else "")
-            idx = numbers.index(handle) if handle in numbers else -1
-            sender = names[idx] if 0 <= idx < len(names) and len(names) == len(numbers) else (handle or "Unknown")
-        msg = Message(id=self._message_id(chat, _value(e, "date"), OWNER if mine else phone_key(handle), text),
+            sent_by = sender_number or (numbers[0] if len(numbers) == 1 else "")
+            idx = numbers.index(sent_by) if sent_by in numbers else -1
+            sender = names[idx] if 0 <= idx < len(names) and len(names) == len(numbers) else (sent_by or "Unknown")
+            handle, author = sent_by, phone_key(sent_by)
+        msg = Message(id=self._message_id(chat, _value(e, "date"), author, text),
                       platform=PLATFORM, chat_id=chat.id, sent_at=from_ms(_value(e, "date")),
                       sender=sender, sender_handle=handle or None, text=text,
                       kind="media" if attachments else "text", attachments=attachments, raw=raw)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from chatmem.errors import FormatError
 from chatmem.records import (
@@ -87,7 +87,7 @@ class JsonlImporter:
                     continue
                 try:
                     obj = json.loads(text)
-                except ValueError as e:
+                except json.JSONDecodeError as e:
                     if not seen_good and lineno == 1:
                         raise FormatError(f"{path} line 1: not JSON Lines ({e.msg})") from e
                     yield Problem(str(path), lineno, f"not JSON: {e.msg}", text)
@@ -135,6 +135,10 @@ class _Reader:
         self.occurrences = Occurrences()
         self.last_chat: str | None = None
 
+    @overload
+    def when(self, obj: dict, key: str, required: Literal[True] = True) -> datetime: ...
+    @overload
+    def when(self, obj: dict, key: str, required: bool) -> datetime | None: ...
     def when(self, obj: dict, key: str, required: bool = True) -> datetime | None:
         value = _get(obj, key, str, required=required)
         if value is None:

@@ -170,9 +170,10 @@ class _Thread:
             parsed.append((f, fix(data)))
         first = parsed[0][1]
         notes: list[str] = []
-        listed = first.get("participants") if isinstance(first.get("participants"), list) else []
-        names = [p.get("name") if isinstance(p, dict) else p for p in listed]
-        names = [n for n in names if isinstance(n, str) and n]
+        listed = first.get("participants")
+        names: list[str] = [n for n in (p.get("name") if isinstance(p, dict) else p
+                                        for p in (listed if isinstance(listed, list) else []))
+                            if isinstance(n, str) and n]
         others = [n for n in names if n.casefold() not in self.owner_names]
         title = first.get("title") or first.get("threadName")
         title = title if isinstance(title, str) else None
@@ -255,13 +256,13 @@ class _Thread:
             msg.kind = "media"
         for r in m.get("reactions") or []:
             if isinstance(r, dict) and isinstance(r.get("reaction"), str):
-                actor = r.get("actor") if isinstance(r.get("actor"), str) else "Facebook user"
+                actor = given if isinstance(given := r.get("actor"), str) else "Facebook user"
                 msg.reactions.append(Reaction(emoji=r["reaction"],
                                               sender=OWNER if actor.casefold() in self.owner_names else actor))
         return msg
 
     def _attachment(self, item: dict[str, Any], mime: str | None) -> Attachment:
-        uri = item.get("uri") if isinstance(item.get("uri"), str) else ""
+        uri = given if isinstance(given := item.get("uri"), str) else ""
         path, size, present = self._file(uri)
         name = uri.rsplit("/", 1)[-1] or None
         if mime is None and name:  # `files` and the e2ee `media` say no type: the name does

@@ -670,7 +670,7 @@ class _ChatParser:
         `self.resume`) still matches the text, else from the start."""
         start = self._resume_start(resume) if resume else None
         enc = text_encoding(self.source, valid_prefix=start.offset if start else 0)
-        if start is not None and (not enc.resumable or enc.codec != resume.get("codec")):  # type: ignore[union-attr]
+        if start is not None and (not enc.resumable or enc.codec != (resume or {}).get("codec")):
             start = None
         try:
             if start is None:
@@ -741,12 +741,12 @@ class _ChatParser:
                 if h is not None and h.layout == "colon" and not colon_ok:
                     h = None
             dt = date_for(h, choices[h.signature]) if h is not None else None
-            if dt is not None:
+            if h is not None and dt is not None:
                 if current is not None:
                     yield self._finish(current, talkers, authors, chat, key, occurrences, tz)
                 if checkpoint is not None and i == checkpoint.line:
                     saved_occurrences = occurrences.snapshot()
-                current = _Entry(i, h, dt)  # type: ignore[arg-type]
+                current = _Entry(i, h, dt)
                 current.lines.append(line)
             elif current is not None:
                 current.lines.append(line)

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from chatmem.errors import FormatError
 from chatmem.records import export_file
@@ -264,7 +264,7 @@ def _zip_texts(zf: zipfile.ZipFile, label: str, zip_name: str, depth: int,
     for info in infos:
         _check_member_name(info.filename, label)
     files = [i for i in infos if not i.is_dir() and not _is_junk(i.filename)]
-    members = {
+    members: dict[str, tuple[str, int | None]] = {
         i.filename.rsplit("/", 1)[-1]: (f"{locator}!{i.filename}", i.file_size) for i in files
     }
     chosen = _chat_members(zf, files)
@@ -305,7 +305,7 @@ class _LimitedMember(io.RawIOBase):
     """A zip member's bytes, read as a stream: damage becomes a FormatError naming the member,
     and inflating past `limit` bytes (a zip bomb whose header lies) stops the read."""
 
-    def __init__(self, fh: BinaryIO, where: str, limit: int) -> None:
+    def __init__(self, fh: IO[bytes], where: str, limit: int) -> None:
         self.fh, self.where, self.limit, self.count = fh, where, limit, 0
 
     def readable(self) -> bool:
@@ -340,6 +340,6 @@ def _member_opener(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str,
             raise FormatError(f"{where}: cannot read ({e})") from e
         except NotImplementedError as e:
             raise FormatError(f"{where}: unsupported compression ({e})") from e
-        return io.BufferedReader(_LimitedMember(fh, where, limit), 1 << 16)  # type: ignore[return-value]
+        return io.BufferedReader(_LimitedMember(fh, where, limit), 1 << 16)
 
     return opener

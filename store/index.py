@@ -469,11 +469,11 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
     types: dict[str, set[str]] = {}
     q = (select(at.c.message_id, at.c.name, at.c.mime_type, at.c.text)
          .join(mt, mt.c.id == at.c.message_id).where(mt.c.seq > since))
-    for r in conn.execute(q):
+    for a in conn.execute(q):
         # its name (or type) and what the source said of it (caption, transcript, title)
-        words = [r.name or r.mime_type or "", *([r.text] if r.text else [])]
-        attachments.setdefault(r.message_id, []).extend(words)
-        types.setdefault(r.message_id, set()).add(attachment_type(r.mime_type, r.name))
+        words = [a.name or a.mime_type or "", *([a.text] if a.text else [])]
+        attachments.setdefault(a.message_id, []).extend(words)
+        types.setdefault(a.message_id, set()).add(attachment_type(a.mime_type, a.name))
 
     def lang_of(chat_id: str) -> str:
         lang = languages.get(chat_id)

@@ -302,7 +302,7 @@ class Ingest:
                                       .where(m.Message.__table__.c.chat_id == chat.id)
                                       .values(seq=self.seq))
         if row is not None and (chat.created_at is not None or chat.memory_paused is not None):
-            extra_values = {}
+            extra_values: dict[str, Any] = {}
             if chat.created_at is not None:
                 extra_values["created_at"] = to_utc_naive(chat.created_at)
             if chat.memory_paused is not None:
@@ -458,8 +458,8 @@ class Ingest:
             else:
                 procs = [table.c[n].type._cached_bind_processor(dialect) for n in names]
                 columns = ", ".join('"' + n + '"' for n in names)
-                sql = f'INSERT INTO "{table.name}" ({columns}) VALUES ({", ".join("?" * len(names))})'
-                plan = sql, procs
+                plan = (f'INSERT INTO "{table.name}" ({columns}) VALUES ({", ".join("?" * len(names))})',
+                        procs)
             self._insert_plans[key] = plan
         sql, procs = plan
         if sql is None:

@@ -103,7 +103,7 @@ class People:
         return person_id
 
     def candidates(self, sender: str | None, handle: str | None) -> list[tuple[tuple[str, str], str]]:
-        out = []
+        out: list[tuple[tuple[str, str], str]] = []
         for raw in (handle, sender):
             if raw:
                 key = normalize_handle(raw, self.region)
@@ -143,11 +143,11 @@ class People:
 
     def add_contact(self, contact: rec.Contact) -> str:
         """A contact names a person and joins their handles (merging automatic people)."""
-        keys = []
+        keys: list[tuple[tuple[str, str], str]] = []  # (normalized handle, as written)
         for raw in [*contact.phones, *contact.emails, contact.name]:
-            key = normalize_handle(raw, self.region)
-            if key and key not in [k for k, _ in keys]:
-                keys.append((key, raw))
+            found_key = normalize_handle(raw, self.region)
+            if found_key and found_key not in [k for k, _ in keys]:
+                keys.append((found_key, raw))
         found = [self.handles[k] for k, _ in keys if k in self.handles]
         found = list(dict.fromkeys(p for p in found if p != OWNER_ID))
         if any(self.handles.get(k) == OWNER_ID for k, _ in keys if k[0] != "name"):
@@ -328,7 +328,7 @@ def split(conn: Connection, people: People, person: str, handle: str, name: str 
     key = normalize_handle(handle, people.region)
     ht, pt, mt, ct = m.Handle.__table__, m.Person.__table__, m.Message.__table__, m.Chat.__table__
     row = conn.execute(select(ht).where(ht.c.kind == key[0], ht.c.value == key[1])).first() if key else None
-    if row is None or row.person_id != pid:
+    if key is None or row is None or row.person_id != pid:
         raise NotFound(f"{handle!r} is not one of the handles of {person!r} (see `chatmem people`)")
     new_id = rec.stable_id("p", "split", key[0], key[1])
     people._new_person(new_id, name or row.display or key[1], manual=True)
@@ -367,7 +367,8 @@ def list_people(conn: Connection, query: str | None = None, limit: int = 200,
     their handles (which other platforms gave)."""
     pt, ht, mt, ct = m.Person.__table__, m.Handle.__table__, m.Message.__table__, m.Chat.__table__
     in_scope = mt.c.chat_id.in_(visible_chats) if visible_chats is not None else true()
-    counts = dict(conn.execute(select(mt.c.person_id, func.count()).where(in_scope).group_by(mt.c.person_id)).all())
+    counts: dict[str | None, int] = dict(
+        conn.execute(select(mt.c.person_id, func.count()).where(in_scope).group_by(mt.c.person_id)).tuples().all())
     handles: dict[str, list[dict]] = {}
     if visible_chats is None:
         for r in conn.execute(select(ht).order_by(ht.c.id)):

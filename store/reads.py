@@ -10,7 +10,7 @@ A chat's order is `(sent_at, ordinal, id)`; calls sort before messages of the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -126,7 +126,7 @@ class Reader:
         chat = self.chat(seat, row.chat_id)
         return (row, chat) if chat is not None else None
 
-    def other_sources(self, record_id: str) -> list[Row]:
+    def other_sources(self, record_id: str) -> Sequence[Row]:
         """(origin, raw) of each further export a merged message or call was also read from."""
         t = m.RecordSource.__table__
         return list(self.conn.execute(select(t.c.origin, t.c.raw).where(t.c.record_id == record_id)
@@ -143,7 +143,7 @@ class Reader:
 
     # ------------------------------------------------------------------ around a message
     def neighbours(self, chat_id: str, sent_at: datetime, ordinal: int, msg_id: str,
-                   before: int, after: int) -> tuple[list[Row], list[Row]]:
+                   before: int, after: int) -> tuple[Sequence[Row], Sequence[Row]]:
         """Up to `before` messages before the position (newest first) and `after` after it
         (oldest first), by position in the chat, not by a time window."""
         older = self.conn.execute(
@@ -156,7 +156,7 @@ class Reader:
         ).all() if after else []
         return older, newer
 
-    def message_details(self, message_id: str) -> tuple[list[Row], list[Row], list[Row], list[str]]:
+    def message_details(self, message_id: str) -> tuple[Sequence[Row], Sequence[Row], Sequence[Row], list[str]]:
         """A message's earlier versions, live reactions, attachments and (up to 100) replies."""
         vt, rt, at = m.MessageVersion.__table__, m.Reaction.__table__, m.Attachment.__table__
         c = self.conn
@@ -168,7 +168,7 @@ class Reader:
                                  .order_by(_mt.c.sent_at, _mt.c.ordinal).limit(100)).scalars())
         return versions, reactions, attachments, replies
 
-    def message_extras(self, rows: list[Row]) -> dict[str, dict[str, Any]]:
+    def message_extras(self, rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
         """What an item needs beyond its row, for many messages at once: id -> {"attachments":
         [(name, mime type, attachment id, present or copied)], "reply_to": the replied-to row (id, sender, person_id, text,
         deleted), "earlier": the text a deleted message had where an import kept it}."""
@@ -193,14 +193,14 @@ class Reader:
             if getattr(r, "reply_to", None):
                 out[r.id]["reply_to"] = quoted.get(r.reply_to) or r.reply_to
         if deleted:
-            for row in self.conn.execute(select(vt.c.message_id, vt.c.text)
-                                         .where(vt.c.message_id.in_(deleted[:IN_BATCH]))
-                                         .order_by(vt.c.message_id, vt.c.position)):
-                if row.text:
-                    out[row.message_id]["earlier"] = row.text  # the newest kept text wins
+            for version in self.conn.execute(select(vt.c.message_id, vt.c.text)
+                                             .where(vt.c.message_id.in_(deleted[:IN_BATCH]))
+                                             .order_by(vt.c.message_id, vt.c.position)):
+                if version.text:
+                    out[version.message_id]["earlier"] = version.text  # the newest kept text wins
         return out
 
-    def message_versions(self, message_id: str) -> list[Row]:
+    def message_versions(self, message_id: str) -> Sequence[Row]:
         vt = m.MessageVersion.__table__
         return self.conn.execute(select(vt).where(vt.c.message_id == message_id).order_by(vt.c.position)).all()
 
@@ -227,15 +227,15 @@ class Reader:
                 return
             last = rows[-1]
 
-    def latest_messages(self, chat_id: str, limit: int, offset: int = 0) -> list[Row]:
+    def latest_messages(self, chat_id: str, limit: int, offset: int = 0) -> Sequence[Row]:
         """The chat's `limit` newest messages (whole rows), newest first, skipping `offset`."""
         return windows.newest_messages(self.conn, chat_id, limit, offset)
 
-    def latest_calls(self, chat_id: str, limit: int, offset: int = 0) -> list[Row]:
+    def latest_calls(self, chat_id: str, limit: int, offset: int = 0) -> Sequence[Row]:
         return windows.newest_calls(self.conn, chat_id, limit, offset)
 
     def calls_newest_first(self, chat_id: str, since: datetime | None = None,
-                           before: datetime | None = None) -> list[Row]:
+                           before: datetime | None = None) -> Sequence[Row]:
         """Every call of the chat (at or after `since`, before `before`), newest first."""
         cond = _ct.c.chat_id == chat_id
         if since is not None:
@@ -303,7 +303,7 @@ class Reader:
 
     # ------------------------------------------------------------------ lists
     def chats(self, seat: Seat, platform: str | None = None, query: str | None = None,
-              limit: int = 50) -> list[Row]:
+              limit: int = 50) -> Sequence[Row]:
         """Chats the seat may read, newest activity first (up to `limit`). `query` matches the
         chat's name, its participants, and the people in it (by name or handle)."""
         stmt = select(_ch).where(chat_filter(seat))
@@ -381,7 +381,7 @@ class Reader:
         """The platforms of the chats in the store."""
         return sorted(self.conn.execute(select(_ch.c.platform).distinct()).scalars())
 
-    def sources(self) -> list[Row]:
+    def sources(self) -> Sequence[Row]:
         """Every source imported so far (path, platform, options), oldest first."""
         st = m.Source.__table__
         return self.conn.execute(select(st).order_by(st.c.id)).all()
@@ -409,7 +409,7 @@ class Reader:
     def unparsed_count(self) -> int:
         return self.conn.execute(select(func.count()).select_from(m.Unparsed.__table__)).scalar_one()
 
-    def recent_imports(self, limit: int = 5) -> list[Row]:
+    def recent_imports(self, limit: int = 5) -> Sequence[Row]:
         rt = m.ImportRun.__table__
         return self.conn.execute(select(rt.c.id, rt.c.path, rt.c.platform, rt.c.finished_at, rt.c.status)
                                  .order_by(rt.c.id.desc()).limit(limit)).all()

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
@@ -90,7 +90,7 @@ class Reconciler:
         self.run_origin[run_id] = origin
         self.chat_map: dict[str, str] = {}  # chat id an importer yielded -> the stored chat
         self._shared: dict[str, bool] = {}
-        self._platform_chats: dict[str, list[Any]] = {}
+        self._platform_chats: dict[str, Sequence[Any]] = {}
         self.merged_messages = 0
         self.merged_calls = 0
         self.chat_notes: list[str] = []
@@ -157,7 +157,7 @@ class Reconciler:
                                "from another export: merged")
         return target
 
-    def _chats_of(self, platform: str) -> list[Any]:
+    def _chats_of(self, platform: str) -> Sequence[Any]:
         rows = self._platform_chats.get(platform)
         if rows is None:
             t = m.Chat.__table__

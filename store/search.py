@@ -33,6 +33,7 @@ import re
 import threading
 import time
 import unicodedata
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -183,6 +184,13 @@ class _Parser:
     def peek(self) -> tuple[str, str] | None:
         return self.items[self.i] if self.i < len(self.items) else None
 
+    def current(self) -> tuple[str, str]:
+        """The item at the cursor, where the caller has seen there is one."""
+        item = self.peek()
+        if item is None:
+            raise QueryError(f"the query {self.text!r} ends too soon")
+        return item
+
     def parse(self):
         node = self.expr()
         if self.peek() is not None:
@@ -214,7 +222,7 @@ class _Parser:
         return parts[0] if len(parts) == 1 else Group("and", parts)
 
     def unary(self):
-        kind, value = self.peek()  # type: ignore[misc]
+        kind, value = self.current()
         if (kind, value) in (("chunk", "NOT"), ("chunk", "-")):
             self.i += 1
             self.syntax = True
@@ -236,12 +244,13 @@ class _Parser:
         return self.atom()
 
     def atom(self):
-        kind, value = self.peek()  # type: ignore[misc]
+        kind, value = self.current()
         self.i += 1
         if kind == "lp":
             self.syntax = True
             node = self.expr()
-            if self.peek() is None or self.peek()[0] != "rp":  # type: ignore[index]
+            closing = self.peek()
+            if closing is None or closing[0] != "rp":
                 raise QueryError(f"the query {self.text!r} has unbalanced parentheses")
             self.i += 1
             return node
@@ -639,8 +648,9 @@ def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, nee
         _in_time()
         if not m.is_active():
             continue
-        meta = store.index.column(reader, "meta") if check is not None else None
-        ts = store.index.column(reader, "ts") if (check is not None or not scored) else None
+        # read only where needed; an empty column stands for one not loaded
+        meta = store.index.column(reader, "meta") if check is not None else array("q")
+        ts = store.index.column(reader, "ts") if (check is not None or not scored) else array("q")
         steps = 0
         if scored:
             while m.is_active():
@@ -712,10 +722,10 @@ def _texts(store: Store, ids: list[str]) -> dict[str, str]:
             chunk = ids[i:i + 500]
             for r in conn.execute(select(mt.c.id, mt.c.text).where(mt.c.id.in_(chunk))):
                 out[r.id] = r.text or ""
-            for r in conn.execute(select(at.c.message_id, at.c.name).where(at.c.message_id.in_(chunk))):
-                out[r.message_id] = out.get(r.message_id, "") + " " + (r.name or "")
-            for r in conn.execute(select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(chunk))):
-                out[r.id] = " ".join(x for x in (r.summary, r.transcript) if x)
+            for a in conn.execute(select(at.c.message_id, at.c.name).where(at.c.message_id.in_(chunk))):
+                out[a.message_id] = out.get(a.message_id, "") + " " + (a.name or "")
+            for c in conn.execute(select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(chunk))):
+                out[c.id] = " ".join(x for x in (c.summary, c.transcript) if x)
     return out
 
 

@@ -13,9 +13,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from chatmem import records as rec
@@ -65,10 +66,11 @@ class FileLock:
             self.fd = None
 
 
-def fingerprint(path: Path, options: dict) -> str:
-    """Size and modification time of every file under `path`, plus the import options."""
+def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None) -> str:
+    """What tells a source changed: the size and modification time of every file under
+    `path`, its platform and the import options (as recorded with the source)."""
     h = hashlib.blake2b(digest_size=16)
-    h.update(json.dumps(options, sort_keys=True, default=str).encode())
+    h.update(json.dumps({"platform": platform, **(options or {})}, sort_keys=True, default=str).encode())
     root = path.resolve()  # the same files, however the path was typed or reached
     # links inside a folder are not imported (importers.find_sources), so not fingerprinted
     files = [root] if root.is_file() else sorted(
@@ -81,6 +83,14 @@ def fingerprint(path: Path, options: dict) -> str:
         name = "" if f == root else f.relative_to(root).as_posix()
         h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def _inserted_id(result: CursorResult) -> int:
+    """The id the database gave the one row an INSERT wrote."""
+    key = result.inserted_primary_key
+    if key is None:  # not an INSERT of one row: a bug here, not the user's input
+        raise StoreError("the database gave no id for a new row")
+    return int(key[0])
 
 
 class Store:
@@ -275,7 +285,7 @@ class Store:
         key = str(path.resolve())
         opt_record = {"timezone": str(options.timezone), "date_format": options.date_format,
                       "chat": options.chat, "owner_names": options.owner_names}
-        fp = fingerprint(path, {"platform": importer.platform, **opt_record})
+        fp: str | None = fingerprint(path, importer.platform, opt_record)
         report = Report(path=key, platform=importer.platform)
         st = m.Source.__table__
         with self.read() as conn:
@@ -297,9 +307,9 @@ class Store:
         try:
             with self.write() as conn:
                 runs = m.ImportRun.__table__
-                run_id = conn.execute(runs.insert().values(
+                run_id = _inserted_id(conn.execute(runs.insert().values(
                     path=key, platform=importer.platform, started_at=_utcnow(), status="running",
-                    report={})).inserted_primary_key[0]
+                    report={})))
                 ingest = Ingest(conn, report, run_id, on_progress, run_options)
                 from .forget import forgotten_chats, remember_again
 
@@ -322,7 +332,7 @@ class Store:
                 values = {"platform": importer.platform, "options": opt_record, "fingerprint": fp,
                           "state": state, "last_run_id": run_id, "imported_at": _utcnow()}
                 if known is None:
-                    source_id = conn.execute(st.insert().values(path=key, **values)).inserted_primary_key[0]
+                    source_id = _inserted_id(conn.execute(st.insert().values(path=key, **values)))
                 else:
                     source_id = known.id
                     conn.execute(st.update().where(st.c.id == known.id).values(**values))
@@ -430,7 +440,7 @@ class Store:
             if not path.exists():
                 status = "missing"
             else:
-                fp = fingerprint(path, {"platform": src.platform, **(src.options or {})})
+                fp = fingerprint(path, src.platform, src.options)
                 status = "unchanged" if fp == src.fingerprint else "changed"
             out.append({"path": src.path, "platform": src.platform, "status": status,
                         "imported": f"{src.imported_at:%Y-%m-%d %H:%M} UTC" if src.imported_at else ""})
@@ -502,7 +512,7 @@ class Store:
         messages on the first call after each import."""
         seq = current_seq(conn)
         if getattr(self, "_names_seq", None) != seq:
-            self._names = {}
+            self._names: dict[str, str | None] = {}
             self._names_seq = seq
         return PersonNames(self, self._names)
 

@@ -281,6 +281,17 @@ class _Loaded:
 
     key: tuple
     n: int
+    segs: list[dict[str, np.ndarray]]
+    offsets: np.ndarray  # where each segment's rows start, then the total
+    ids: np.ndarray
+    chat: np.ndarray
+    person: np.ndarray
+    ts: np.ndarray
+    alive: np.ndarray
+    alive_count: int
+    bits: np.ndarray
+    chat_codes: dict[str, int]
+    person_codes: dict[str, int]
 
     @classmethod
     def build(cls, vs: VectorStore, state: dict[str, Any]) -> _Loaded:

@@ -166,7 +166,7 @@ def _image(data: bytes, max_bytes: int, keep_location: bool) -> ImagePart:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data))
+            img: Image.Image = Image.open(io.BytesIO(data))
             width, height = img.size
             if width * height > MAX_IMAGE_PIXELS:
                 raise MediaUnreadable(f"the image is {width}×{height} pixels: refused as a "
@@ -286,7 +286,8 @@ def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: in
             result["image"] = _image(data, max_bytes, keep_location=seat.reveal_secrets)
         elif kind == "pdf":
             text, pages = _pdf(data, page, chars)
-            result.update(text=text, page=page, pages=pages, has_more=page < pages)
+            result["text"], result["page"], result["pages"] = text, page, pages
+            result["has_more"] = page < pages
         elif kind == "text":
             decoded = data.decode("utf-8", errors="replace")
             if decoded.startswith("\ufeff"):
@@ -294,7 +295,8 @@ def _read_attachment(store: Store, seat: Seat, attachment_id: str, max_bytes: in
             text, pages = _text_page(decoded, page, chars)
             if page > pages:
                 raise ArgumentError(f"page {page} is past the document's {pages} pages")
-            result.update(text=text, page=page, pages=pages, has_more=page < pages)
+            result["text"], result["page"], result["pages"] = text, page, pages
+            result["has_more"] = page < pages
         if kind in ("image", "audio", "video") and not info.text:
             found = local_text(kind, data)
             if found:

@@ -15,10 +15,10 @@ budget for any language (benchmarks/token_budget.py measures it).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError
@@ -38,7 +38,7 @@ from .records import attachment_refs, describe, reply_ref, shown_kind, shown_sen
 from .search import chat_matches
 from .secrets import masker
 from .tokens import approx_tokens, compact, item_cost
-from .types import CallItem, ConversationContextResult, MessageItem
+from .types import CallItem, ConversationContextResult, MemoryInfo, MessageItem
 
 PAGE = 200
 EXTRAS_BATCH = 50  # messages whose attachments / replies are looked up at once
@@ -78,10 +78,10 @@ class _Items:
         kind = shown_kind(row)
         files = attachment_refs(extra)
         item: MessageItem = {"type": "message", "id": row.id, "timestamp": _short_time(row.sent_at, self.tz),
-                                "sender": shown_sender(row, self.names)}
+                             "sender": shown_sender(row, self.names),
+                             "text": describe(kind, shown_text(row, extra, self.mask), [])}
         if kind != "text":
-            item["kind"] = kind  # type: ignore[typeddict-item]
-        item["text"] = describe(kind, shown_text(row, extra, self.mask), [])
+            item["kind"] = kind
         if files:
             item["attachments"] = files
         reply = reply_ref(extra, self.names, self.mask)
@@ -116,13 +116,13 @@ def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tup
     return (when, -1, "")
 
 
-def _within(obj: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, int] | None:
+def _within(obj: Mapping[str, Any], budget: int) -> tuple[dict[str, Any], int, int] | None:
     """`obj` (the memory, or an item), its text shortened to the longest prefix that fits
     `budget` and marked `text_cut` when it alone would not fit; (obj, reported, fill), or None
     when not even its other fields fit."""
     reported, fill = item_cost(obj)
     if fill <= budget or "text" not in obj:
-        return (obj, reported, fill) if fill <= budget else None
+        return (dict(obj), reported, fill) if fill <= budget else None
     text = obj["text"]
     lo, hi = 0, len(text)
     while lo < hi:  # the longest prefix that fits
@@ -161,14 +161,15 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         matches = chat_matches(store, chat.id, query, t_since, MAX_QUERY_MATCHES) if query and query.strip() else []
 
         # the memory comes first: its text counts in the budget
-        memory = memory_info(r, seat, chat, tz) if include_memory else None
+        info = memory_info(r, seat, chat, tz) if include_memory else None
+        memory: dict[str, Any] | None = None  # its fields, the text cut to fit
         used = reported_used = 0
-        if memory is not None:
-            fitted = _within(memory, token_budget)
+        if info is not None:
+            fitted = _within(info, token_budget)
             if fitted is None:  # its citations alone are over the budget: what it is, without them
-                memory = {k: v for k, v in memory.items() if k in ("status", "id", "version")}
-                memory["text_cut"] = True
-                fitted = (memory, *item_cost(memory))
+                bare = {k: v for k, v in info.items() if k in ("status", "id", "version")}
+                bare["text_cut"] = True
+                fitted = (bare, *item_cost(bare))
             memory, reported_used, used = fitted
 
         # the newest items, messages and calls merged, until the whole budget is spent
@@ -213,21 +214,21 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             reserve = min(token_budget // 2, sum(f for _, f in costs))
             given_back = []
             while window and used > token_budget - reserve:
-                entry = window.pop()  # the oldest of the window makes room for the extras
-                given_back.append(entry)
-                used -= entry[3]
-                reported_used -= entry[2]
+                oldest = window.pop()  # the oldest of the window makes room for the extras
+                given_back.append(oldest)
+                used -= oldest[3]
+                reported_used -= oldest[2]
             for (key, item), (reported, fill) in zip(extras, costs):
                 if used + fill <= token_budget:
                     window.append((key, item, reported, fill))
                     used += fill
                     reported_used += reported
-            for entry in reversed(given_back):  # room the extras did not need goes back to recency
-                if used + entry[3] > token_budget:
+            for kept in reversed(given_back):  # room the extras did not need goes back to recency
+                if used + kept[3] > token_budget:
                     break
-                window.append(entry)
-                used += entry[3]
-                reported_used += entry[2]
+                window.append(kept)
+                used += kept[3]
+                reported_used += kept[2]
 
         if start is None:
             total = r.count_messages(chat, t_since) + len(calls)
@@ -244,7 +245,7 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
         "server_ms": 0.0,
     }
     if memory is not None:
-        result["memory"] = memory  # type: ignore[typeddict-item]
+        result["memory"] = cast(MemoryInfo, memory)  # memory_info's fields, the text maybe cut
     result["server_ms"] = timer.ms()
     return result
 

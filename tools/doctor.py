@@ -83,6 +83,7 @@ def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
                    "chats": sum(c["chats"] for c in counts.values()),
                    "people": people, "sources": sources},
         "index": {"documents": store.index.doc_count(), "behind": behind, "busy": store.index_busy},
-        "sync": preview,  # type: ignore[typeddict-item]
+        "sync": [SyncEntry(path=p["path"], platform=p["platform"], status=p["status"],
+                           imported=p["imported"]) for p in preview],
         "warnings": warnings,
     }

@@ -53,4 +53,4 @@ def plan_forget(store: Store, seat: Seat, target: str) -> ForgetPlan:
 def forget(store: Store, seat: Seat, target: str) -> ForgetResult:
     plan = plan_forget(store, seat, target)
     gone = store.forget(chat_id=plan["chat_id"], source_path=plan["source_path"])
-    return {"target": target, **gone}  # type: ignore[typeddict-item]
+    return {"target": target, "chats": gone["chats"], "messages": gone["messages"], "calls": gone["calls"]}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
 from chatmem.store.people import chat_name, sender_name
 
-from .types import MessageRecord
+from .types import AttachmentRef, Kind, MessageRecord, ReplyRef
 
 
 def local(dt: datetime, tz: tzinfo) -> datetime:
@@ -26,7 +26,7 @@ SYSTEM_SENDER = "system"  # who a group event or security notice is from when th
 QUOTE_CHARS = 80  # how much of a replied-to message a reply shows
 
 
-def shown_kind(row: Any) -> str:
+def shown_kind(row: Any) -> Kind:
     """text, media, system, call, or deleted (deleted for everyone)."""
     return "deleted" if getattr(row, "deleted", False) else row.kind
 
@@ -44,7 +44,7 @@ def shown_text(row: Any, extra: Mapping[str, Any] | None, mask: Callable[[str], 
     return mask(text)
 
 
-def attachment_refs(extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def attachment_refs(extra: Mapping[str, Any] | None) -> list[AttachmentRef]:
     """[{"name": "trail.jpg", "type": "image/jpeg", "id": "a_…", "present": true}] for a
     message's attachments (read_attachment takes the id)."""
     return [{"name": name or "(no name)", "type": mime or "unknown", "id": aid, "present": present}
@@ -52,7 +52,7 @@ def attachment_refs(extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def reply_ref(extra: Mapping[str, Any] | None, names: Mapping[str, str] | None,
-              mask: Callable[[str], str]) -> dict[str, str] | None:
+              mask: Callable[[str], str]) -> ReplyRef | None:
     """{"id": …, "quote": "Anna Berg: the first words…"} of the message a reply answers."""
     target = (extra or {}).get("reply_to")
     if target is None:
@@ -65,7 +65,7 @@ def reply_ref(extra: Mapping[str, Any] | None, names: Mapping[str, str] | None,
     return {"id": target.id, "quote": mask(f"{sender}: {text}" if sender else text)}
 
 
-def describe(kind: str, text: str, attachments: list[dict[str, Any]]) -> str:
+def describe(kind: str, text: str, attachments: Sequence[AttachmentRef]) -> str:
     """The text as a line that says something: "(deleted)", "[photo.jpg, image/jpeg]"."""
     files = ", ".join(f"{a['name']}, {a['type']}" for a in attachments)
     parts = [text] if text else []
@@ -100,11 +100,11 @@ def message_record(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | N
         "source": row.chat_id,
         "deleted": bool(row.deleted),
         "edited": bool(row.edited),
-        "kind": kind,  # type: ignore[typeddict-item]
+        "kind": kind,
     }
     if files:
-        record["attachments"] = files  # type: ignore[typeddict-item]
+        record["attachments"] = files
     reply = reply_ref(extra, names, mask)
     if reply is not None:
-        record["reply_to"] = reply  # type: ignore[typeddict-item]
+        record["reply_to"] = reply
     return record

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from typing import Any
 
@@ -483,7 +483,7 @@ def _mask_weak_codes(text: str) -> str:
     for pattern in WEAK_CODE:
         ends = [m.end() for m in NOT_SECRET_CODE.finditer(text)]
         protected = _protected_spans(text)
-        text = pattern.sub(lambda m, e=ends, p=protected: repl(m, e, p), text)
+        text = pattern.sub(partial(repl, ends=ends, protected=protected), text)
     return text
 
 

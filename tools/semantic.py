@@ -18,7 +18,7 @@ from chatmem.errors import ArgumentError
 from chatmem.store import Store
 
 from .lookup import Timer
-from .types import SearchHit, SearchResult
+from .types import Leg, SearchHit, SearchResult
 
 MODES = ("keyword", "semantic", "hybrid")
 MODE_ENV = "CHATMEM_SEARCH_MODE"  # the default mode, e.g. keyword to keep hybrid off
@@ -47,14 +47,14 @@ def resolve_mode(mode: str | None) -> str:
     return mode
 
 
-def reciprocal_rank_fusion(legs: dict[str, list[str]], k: int = RRF_K) -> list[tuple[str, float, list[str]]]:
+def reciprocal_rank_fusion(legs: dict[Leg, list[str]], k: int = RRF_K) -> list[tuple[str, float, list[Leg]]]:
     """(id, fused score, legs that found it), best first; ties keep the first leg's order.
 
     >>> reciprocal_rank_fusion({"keyword": ["a", "b"], "semantic": ["b", "c"]})[0][:1]
     ('b',)
     """
     scores: dict[str, float] = {}
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[Leg]] = {}
     for name, ids in legs.items():
         for rank, doc in enumerate(ids, 1):
             scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
@@ -92,7 +92,7 @@ def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
     is the keyword search (called with mode="keyword"); `load(page)` turns (id, score) pairs
     into results; `since` and `until` as the caller gave them, `bounds` the same as UTC times."""
     timer = Timer()
-    legs: dict[str, list[str]] = {}
+    legs: dict[Leg, list[str]] = {}
     keyword_result: SearchResult | None = None
     if mode == "hybrid":
         keyword_result = keyword(query=query, limit=KEYWORD_DEPTH, sort="relevance", since=since,
@@ -108,7 +108,7 @@ def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
         r["legs"] = by_id.get(r["id"], [])
     if sort in ("newest", "oldest"):  # the best matches of this page, in time order
         results.sort(key=lambda r: r["timestamp"], reverse=sort == "newest")
-    contributed = {name: sum(1 for r in results if name in r["legs"]) for name in legs}
+    contributed: dict[str, int] = {name: sum(1 for r in results if name in r["legs"]) for name in legs}
     # exactly what paging reaches: the fused list (the keyword leg's best KEYWORD_DEPTH and the
     # semantic leg's nearest SEMANTIC_DEPTH); keyword mode counts every keyword match
     out = SearchResult(

@@ -16,6 +16,7 @@ STRICT = ConfigDict(extra="forbid")
 
 
 Kind = Literal["text", "media", "system", "call", "deleted"]
+Leg = Literal["keyword", "semantic"]  # the searches hybrid mode fuses
 
 
 @with_config(STRICT)
@@ -56,7 +57,7 @@ class MessageRecord(TypedDict):
 class SearchHit(MessageRecord):
     score: float
     snippet: str
-    legs: NotRequired[list[Literal["keyword", "semantic"]]]  # semantic / hybrid mode: who found it
+    legs: NotRequired[list[Leg]]  # semantic / hybrid mode: who found it
 
 
 @with_config(STRICT)

@@ -155,7 +155,7 @@ class ChatDb:
                 handle = self.handles.get(handle_rowid)
                 if handle and handle not in members.setdefault(chat_rowid, []):
                     members[chat_rowid].append(handle)
-        wanted = [c for c in ("display_name", "chat_identifier", "style") if c in self.chat_columns]
+        wanted: list[str] = [c for c in ("display_name", "chat_identifier", "style") if c in self.chat_columns]
         select = ", ".join(["ROWID", "guid"] + wanted)
         chats: dict[int, ChatInfo] = {}
         for row in self.conn.execute(f"SELECT {select} FROM chat"):
@@ -487,8 +487,8 @@ class ChatDb:
             msg.edited = True
             earlier = info.earlier_versions()
             msg.versions = [Version(v.text, v.timestamp) for v in earlier]
-            if edited_at:
-                extra["edited_at"] = apple_time(edited_at).isoformat()  # type: ignore[union-attr]
+            if edited := apple_time(edited_at):
+                extra["edited_at"] = edited.isoformat()
             if earlier:
                 raw_extra["earlier_versions"] = [
                     {"part": v.part, "text": v.text,
@@ -500,8 +500,8 @@ class ChatDb:
                 msg.deleted = True
             else:
                 extra["unsent_parts"] = info.unsent_parts
-            if retracted_at:
-                extra["unsent_at"] = apple_time(retracted_at).isoformat()  # type: ignore[union-attr]
+            if unsent := apple_time(retracted_at):
+                extra["unsent_at"] = unsent.isoformat()
         for problem in info.problems:
             extra.setdefault("problems", []).append(problem)
 

@@ -58,7 +58,7 @@ class _Connection(sqlite3.Connection):
 def _connect(uri: str) -> _Connection:
     conn = sqlite3.connect(uri, uri=True, factory=_Connection)
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    return conn  # type: ignore[return-value]
+    return conn
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:

@@ -96,6 +96,8 @@ def parse_summary_info(blob: bytes | None) -> SummaryInfo:
     parts = _int_keys(plist.get(KEY_PARTS))
     info.part_count = len(parts)
     edits = plist.get(KEY_EDITS)
+    if not isinstance(edits, dict):
+        edits = {}
     for part in _int_keys(edits):
         entries = edits.get(str(part)) or []
         if not isinstance(entries, list) or not entries:

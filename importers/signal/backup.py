@@ -49,7 +49,7 @@ from chatmem.records import (
 )
 
 from .backup_events import call_facts, update_text
-from .backup_people import People, as_bytes, as_int, service_id
+from .backup_people import People, as_bytes, as_dict, as_int, service_id
 from .common import PLATFORM, SYSTEM_SENDER, from_ms, json_lines, splice_mentions
 
 MAIN_FILE, METADATA_FILE, FILES_DIR = "main.jsonl", "metadata.json", "files"
@@ -133,7 +133,7 @@ class _Run:
         return out
 
     def _file(self, pointer: dict[str, Any]) -> str | None:
-        locator = pointer.get("locatorInfo") if isinstance(pointer.get("locatorInfo"), dict) else {}
+        locator = as_dict(pointer.get("locatorInfo"))
         plain, key = as_bytes(locator.get("plaintextHash")), as_bytes(locator.get("localKey"))
         names = []
         if plain:
@@ -261,8 +261,8 @@ class _Run:
         elif not self._content(msg, item):
             yield Problem(self.where, number, "chat item of an unknown kind", raw, chat.id)
             return
-        if as_int(item.get("expiresInMs")):
-            msg.extra["expires_in_seconds"] = as_int(item["expiresInMs"]) // 1000
+        if expires_ms := as_int(item.get("expiresInMs")):
+            msg.extra["expires_in_seconds"] = expires_ms // 1000
         if item.get("sms"):
             msg.extra["sms"] = True
         revisions = [r for r in item.get("revisions") or [] if isinstance(r, dict)]
@@ -349,7 +349,7 @@ class _Run:
 
     def _text(self, holder: dict[str, Any], extra: dict[str, Any]) -> str:
         """The text of a StandardMessage or TextReply: the long text's file when it is there."""
-        text_obj = holder.get("text") if isinstance(holder.get("text"), dict) else {}
+        text_obj = as_dict(holder.get("text"))
         body = text_obj.get("body") or ""
         long_text = holder.get("longText")
         if isinstance(long_text, dict):
@@ -375,7 +375,7 @@ class _Run:
             if target in self.seen:
                 msg.reply_to = target
                 return
-        text = quote.get("text") if isinstance(quote.get("text"), dict) else {}
+        text = as_dict(quote.get("text"))
         msg.extra["quote"] = {
             "text": text.get("body") or "",
             "author": self.people.name(quote.get("authorId")),
@@ -385,13 +385,13 @@ class _Run:
     def _attachment(self, att: dict[str, Any], msg: Message) -> Attachment:
         if att.get("flag") == VOICE_MESSAGE or att.get("flag") == 1:
             msg.extra["voice_note"] = True
-        pointer = att.get("pointer") if isinstance(att.get("pointer"), dict) else {}
+        pointer = as_dict(att.get("pointer"))
         found = self._pointer(pointer, msg)
         found.guid = service_id(att.get("clientUuid"))
         return found
 
     def _pointer(self, pointer: dict[str, Any], msg: Message) -> Attachment:
-        locator = pointer.get("locatorInfo") if isinstance(pointer.get("locatorInfo"), dict) else {}
+        locator = as_dict(pointer.get("locatorInfo"))
         relative = self._file(pointer)
         path, _size, present = export_file(self.folder, relative) if relative else (None, None, False)
         if not present:

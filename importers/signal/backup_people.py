@@ -42,6 +42,15 @@ def as_int(value: Any) -> int | None:
     return None
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """A message field as an object; {} when absent or not an object.
+
+    >>> as_dict({"body": "hi"}), as_dict(None), as_dict("x")
+    ({'body': 'hi'}, {}, {})
+    """
+    return value if isinstance(value, dict) else {}
+
+
 def as_bytes(value: Any) -> bytes:
     """Protobuf JSON bytes (standard or URL-safe base64) → bytes; b'' when unreadable.
 
@@ -118,7 +127,7 @@ class People:
             aci = service_id(contact.get("aci"))
             number = as_int(contact.get("e164"))
             e164 = f"+{number}" if number else None
-            nick = contact.get("nickname") if isinstance(contact.get("nickname"), dict) else {}
+            nick = as_dict(contact.get("nickname"))
             name = (
                 _joined(nick.get("given"), nick.get("family"))
                 or _joined(contact.get("systemGivenName"), contact.get("systemFamilyName"))
@@ -133,8 +142,8 @@ class People:
             return Person(rid, "contact", name, aci, e164, key=KEY_PREFIX + key)
         group = frame.get("group")
         if isinstance(group, dict):
-            snapshot = group.get("snapshot") if isinstance(group.get("snapshot"), dict) else {}
-            title = snapshot.get("title") if isinstance(snapshot.get("title"), dict) else {}
+            snapshot = as_dict(group.get("snapshot"))
+            title = as_dict(snapshot.get("title"))
             members = [
                 s
                 for s in (service_id(m.get("userId")) for m in snapshot.get("members") or []

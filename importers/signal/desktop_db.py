@@ -101,7 +101,8 @@ def open_database(path: Path) -> Iterator[Database]:
     encrypted = folder is not None and not has_sqlite_header(db)
     if not encrypted:
         _check_plain(db)
-    connect, key, errors = _sqlcipher(folder) if encrypted else (sqlite3.connect, None, ())
+    connect, key, errors = (_sqlcipher(folder) if encrypted and folder is not None
+                            else (sqlite3.connect, None, ()))
     # UnicodeDecodeError: a damaged schema whose error message SQLite writes in non-UTF-8 bytes
     errors = (sqlite3.DatabaseError, UnicodeDecodeError, *errors)
     conn, tmp = None, None

@@ -38,7 +38,7 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
     if history is not None:
         incoming = history.get("direction") == CALL_INCOMING
         status = history.get("status")
-        answered = (
+        answered: bool | None = (
             True
             if status in ANSWERED_STATUSES
             else (False if status in UNANSWERED_STATUSES else None)
@@ -51,7 +51,7 @@ def call_facts(history: dict[str, Any] | None, details: dict[str, Any] | None) -
         incoming = bool(details.get("wasIncoming"))
         begin, end = details.get("acceptedTime"), details.get("endedTime")
         if details.get("wasDeclined"):
-            answered: bool | None = False
+            answered = False
         elif "acceptedTime" in details:
             answered = bool(begin)
         else:
@@ -204,7 +204,7 @@ SYSTEM_TEXT: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "title-transition-notification": lambda d, n: "The chat's title changed",
     "message-history-unsynced": lambda d, n: "Earlier messages were not synced to this device",
     "message-request-response-event": lambda d, n: REQUEST_RESPONSES.get(
-        d.get("messageRequestResponseEvent"), "Message request answered"
+        str(d.get("messageRequestResponseEvent")), "Message request answered"
     ),
 }
 

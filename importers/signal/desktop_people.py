@@ -165,7 +165,8 @@ class People:
     def _members(conv: dict[str, Any]) -> list[str]:
         v2 = conv.get("membersV2")
         if isinstance(v2, list) and v2:
-            return [m.get("aci") or m.get("uuid") for m in v2 if isinstance(m, dict)]
+            return [str(m.get("aci") or m.get("uuid")) for m in v2
+                    if isinstance(m, dict) and (m.get("aci") or m.get("uuid"))]
         members = conv.get("members")
         if isinstance(members, str):  # the column: ids separated by spaces
             return members.split()

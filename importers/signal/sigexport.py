@@ -118,9 +118,9 @@ class _ChatReader:
 
     def records(self) -> Iterator[Record]:
         lines = self._lines()  # one chat at a time: the chat record needs all its senders
-        senders = list(
+        senders: list[str] = list(
             dict.fromkeys(
-                obj.get("sender")
+                str(obj.get("sender"))
                 for _, _, obj in lines
                 if isinstance(obj, dict)
                 and obj.get("sender")
@@ -215,7 +215,7 @@ class _ChatReader:
     def _reaction(self, r: Any) -> Reaction:
         # A reaction is written as [name, emoji] (a namedtuple serialised as a list).
         name, emoji = (r.get("name"), r.get("emoji")) if isinstance(r, dict) else (r[0], r[1])
-        return Reaction(emoji=emoji, sender=OWNER if name in self.owners else name)
+        return Reaction(emoji=str(emoji or ""), sender=OWNER if name in self.owners else str(name or ""))
 
     def _attachment(self, a: dict[str, Any]) -> Attachment:
         exported = a.get("name") or ""

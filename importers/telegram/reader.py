@@ -194,8 +194,8 @@ class _Run:
         native = head.get("id")
         if native is None or isinstance(native, (dict, list, bool)):
             return None
-        kind = head.get("type") if isinstance(head.get("type"), str) else ""
-        name = head.get("name") if isinstance(head.get("name"), str) and head.get("name") else (
+        kind = head_type if isinstance(head_type := head.get("type"), str) else ""
+        name = given if isinstance(given := head.get("name"), str) and given else (
             SAVED_MESSAGES if kind == "saved_messages" else f"Telegram chat {native}")
         group = kind not in ONE_TO_ONE
         peer = f"user{native}"

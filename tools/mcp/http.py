@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -43,7 +43,7 @@ def bearer_token(scope: Scope) -> str | None:
 class SeatRouter:
     """ASGI middleware: find the seat by bearer token and hand the request to its app."""
 
-    def __init__(self, app: ASGIApp, config: Config, apps: dict[str, ASGIApp]):
+    def __init__(self, app: ASGIApp, config: Config, apps: Mapping[str, ASGIApp]):
         self.app = app  # the outer Starlette app: runs the lifespan, sees nothing else
         self.config = config
         self.apps = apps

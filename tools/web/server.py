@@ -20,7 +20,7 @@ import secrets
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,7 +174,7 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) ->
                 await self._send_secured(response, scope, receive, send)
                 return
 
-            async def secured(message: dict) -> None:
+            async def secured(message: MutableMapping[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     raw = list(message.get("headers", []))
                     raw += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
