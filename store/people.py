@@ -367,8 +367,9 @@ def list_people(conn: Connection, query: str | None = None, limit: int = 200,
     their handles (which other platforms gave)."""
     pt, ht, mt, ct = m.Person.__table__, m.Handle.__table__, m.Message.__table__, m.Chat.__table__
     in_scope = mt.c.chat_id.in_(visible_chats) if visible_chats is not None else true()
-    counts: dict[str | None, int] = dict(
-        conn.execute(select(mt.c.person_id, func.count()).where(in_scope).group_by(mt.c.person_id)).tuples().all())
+    counts: dict[str | None, int] = {
+        pid: n for pid, n in conn.execute(select(mt.c.person_id, func.count()).where(in_scope)
+                                          .group_by(mt.c.person_id))}
     handles: dict[str, list[dict]] = {}
     if visible_chats is None:
         for r in conn.execute(select(ht).order_by(ht.c.id)):
