@@ -77,10 +77,13 @@ class ReadAttachmentResult(TypedDict):
     error: NotRequired[str]
 
 
+_MEDIA_KINDS: dict[str, Kind] = {"image": "image", "audio": "audio", "video": "video"}
+
+
 def _kind(mime: str | None, name: str | None) -> Kind:
-    kind = attachment_type(mime, name)
-    if kind in ("image", "audio", "video"):
-        return kind  # type: ignore[return-value]
+    media = _MEDIA_KINDS.get(attachment_type(mime, name))
+    if media is not None:
+        return media
     mime = (mime or "").lower()
     ext = (name or "").rsplit(".", 1)[-1].lower() if name and "." in name else ""
     if mime == "application/pdf" or ext == "pdf":
