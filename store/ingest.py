@@ -334,11 +334,11 @@ class Ingest:
             added.append({"b_id": chat_id, "b_n": self.inserted.get(chat_id, 0), "b_lo": lo, "b_hi": hi})
         if added:
             when = t.c.first_at.type
-            lo, hi = bindparam("b_lo", type_=when), bindparam("b_hi", type_=when)
+            b_lo, b_hi = bindparam("b_lo", type_=when), bindparam("b_hi", type_=when)
             self.conn.execute(t.update().where(t.c.id == bindparam("b_id")).values(
                 message_count=t.c.message_count + bindparam("b_n"),
-                first_at=case((or_(t.c.first_at.is_(None), t.c.first_at > lo), lo), else_=t.c.first_at),
-                last_at=case((or_(t.c.last_at.is_(None), t.c.last_at < hi), hi), else_=t.c.last_at)),
+                first_at=case((or_(t.c.first_at.is_(None), t.c.first_at > b_lo), b_lo), else_=t.c.first_at),
+                last_at=case((or_(t.c.last_at.is_(None), t.c.last_at < b_hi), b_hi), else_=t.c.last_at)),
                 added)
 
     # -- messages
