@@ -6,6 +6,7 @@ SQLAlchemy URL (PostgreSQL is tested) works the same way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,13 +28,23 @@ def sqlite_url(home: Path) -> str:
     return f"sqlite:///{home / SQLITE_FILE}"
 
 
-def sqlite_read_only_url(home: Path) -> str:
-    """The store's database opened for reading only, e.g. on read-only media. Without a
-    write-ahead log left behind it is opened immutable (no locks, no -shm file to create)."""
+def sqlite_read_only_url(home: Path) -> tuple[str, str | None]:
+    """The store's database opened for reading only, e.g. on read-only media: (url, a
+    warning or None). Without a write-ahead log left behind it is opened immutable (no locks,
+    no -shm file to create); with one, SQLite reads the log through its -shm index file where
+    that file is there. Where it is not (and cannot be made), the database is read as it is,
+    without the log's changes, and the warning says so."""
     db = home / SQLITE_FILE
-    wal = db.with_name(db.name + "-wal")
-    immutable = not wal.exists() or wal.stat().st_size == 0
-    return f"sqlite:///file:{db}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
+    wal, shm = db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")
+    read_only, immutable = f"sqlite:///file:{db}?mode=ro", "&immutable=1&uri=true"
+    if not wal.exists() or wal.stat().st_size == 0:
+        return read_only + immutable, None
+    if shm.is_file() and os.access(shm, os.R_OK):
+        return read_only + "&uri=true", None
+    return read_only + immutable, (
+        f"{wal} holds changes not yet merged into {db.name}, and the store folder is read-only, "
+        f"so SQLite cannot make the {shm.name} file it needs to read them: they are not shown "
+        "(open the store once where it can be written, and they are merged)")
 
 
 def make_engine(url: str) -> Engine:
@@ -67,14 +78,18 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-def schema_version(engine: Engine) -> int | None:
+def schema_version(engine: Engine, where: str) -> int | None:
     """The store's schema version, read without taking the write lock; None for a database
-    without chatmem's tables."""
+    without chatmem's tables. A database that cannot be opened at all is a StoreError naming
+    `where`."""
     try:
         with engine.connect() as conn:
             row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
-    except (SQLAlchemyError, DBAPIError):
-        return None
+    except (SQLAlchemyError, DBAPIError) as e:
+        reason = str(getattr(e, "orig", e))
+        if "no such table" in reason or "not a database" in reason:
+            return None
+        raise StoreError(f"cannot read the store's database {where} ({reason})") from e
     return int(row[0]) if row is not None else None
 
 

@@ -159,8 +159,15 @@ class Store:
                           f"(`chatmem --home {home} import PATH`), or point --home or "
                           "CHATMEM_HOME at the store you imported into")
         writable = os.access(home, os.W_OK)
-        engine = make_engine(url or (sqlite_url(home) if writable else sqlite_read_only_url(home)))
-        version = schema_version(engine)
+        warnings = permission_warnings(home)
+        if url is None and not writable:
+            url_ro, unmerged = sqlite_read_only_url(home)
+            engine = make_engine(url_ro)
+            warnings += [unmerged] if unmerged else []
+        else:
+            engine = make_engine(url or sqlite_url(home))
+        version = schema_version(engine, engine.url.render_as_string(hide_password=True) if url
+                                 else str(home / SQLITE_FILE))
         if version is None:
             engine.dispose()
             raise NoStore(f"{url or home / SQLITE_FILE} holds no chatmem store (no chatmem tables)")
@@ -170,7 +177,7 @@ class Store:
                                  f"(schema {version}) and is read-only, so it cannot be upgraded")
             init_schema(engine)  # upgrades (or refuses a newer store) under the write lock
         store = cls(home, engine, config)
-        store.warnings = permission_warnings(home)
+        store.warnings = warnings
         store.read_only = not writable
         store.index.open(read_only=not writable)
         if catch_up and writable:
@@ -224,7 +231,7 @@ class Store:
             with write_connection(self.engine) as conn:
                 yield conn
         except OperationalError as e:
-            raise StoreError(_explain_write_error(e)) from e
+            raise StoreError(_explain_write_error(e, self.home)) from e
 
     # ------------------------------------------------------------------ import
     @contextmanager
@@ -341,7 +348,7 @@ class Store:
         except ChatmemError:
             raise
         except (SQLAlchemyError, DBAPIError) as e:
-            raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e)}") from e
+            raise StoreError(f"{path}: the import was rolled back: {_explain_write_error(e, self.home)}") from e
         except (UnicodeDecodeError, OSError) as e:
             raise FormatError(f"{path}: cannot read it: {e}") from e
         except sqlite3.Error as e:
@@ -587,11 +594,11 @@ def skipped_link_report(link: Path) -> Report:
                          "link on the command line to import what it points to"])
 
 
-def _explain_write_error(e: Exception) -> str:
+def _explain_write_error(e: Exception, home: Path) -> str:
     text = str(getattr(e, "orig", e))
     low = text.lower()
     if "readonly" in low or "read-only" in low:
-        return f"the store is read-only ({text}); check the permissions of the store folder"
+        return f"the store {home} is read-only ({text}); check the permissions of the store folder"
     if "disk is full" in low or "no space" in low:
         return f"the disk is full ({text}); nothing was written"
     if "locked" in low:
