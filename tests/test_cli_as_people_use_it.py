@@ -179,6 +179,58 @@ def test_piped_output_is_plain_and_whole(fixture_home):
     assert "**" not in r.output and "\x1b[" not in r.output and "…" not in r.output
 
 
+
+@pytest.mark.parametrize("args, status, said", [
+    (["--source", "s_nope"], 1, ["--source", "no chat has the source id 's_nope'", "`chatmem chats`"]),
+    (["coffee", "--source", "s_0000000000000000"], 1, ["--source", "s_0000000000000000"]),
+    (["--platform", "telegrm", "coffee"], 2, ["--platform", "did you mean 'telegram'?"]),
+    (["--sender", "Nobody"], 2, ["--sender", "nobody called 'Nobody'"]),
+    (["--person", "Nobody"], 2, ["--person", "nobody called 'Nobody'"]),
+    (["coffee", "in:nonesuch"], 2, ["in:nonesuch", "no chat's name holds 'nonesuch'"]),
+    (["with:Nobody"], 2, ["with:Nobody", "no chat has 'Nobody' in it"]),
+    (["--platform", "whatsapp"], 2, ["WORDS", "--person, --sender, --source or --type"]),
+])
+def test_an_unknown_filter_value_is_an_error_not_zero_matches(fixture_home, args, status, said):
+    r = invoke(fixture_home, "search", *args)
+    assert r.exit_code == status, r.output
+    assert "matches" not in r.output and "Traceback" not in r.output
+    for words in said:
+        assert words in r.output, r.output
+    assert "search_memory" not in r.output and "list_chats" not in r.output and "--query" not in r.output
+
+
+def test_a_mistyped_source_id_names_the_closest_and_the_case_of_a_platform_does_not_matter(fixture_home):
+    import json
+
+    chats = json.loads(invoke(fixture_home, "chats", "--json").output)["chats"]
+    real = next(c["source"] for c in chats if c["chat"] == "Anna Berg")
+    typo = real[:-1] + ("0" if real[-1] != "0" else "1")
+    r = invoke(fixture_home, "search", "--source", typo)
+    assert r.exit_code == 1 and f"the closest: {real}" in r.output, r.output
+    listed = json.loads(invoke(fixture_home, "search", "--source", real, "--json").output)
+    assert listed["total"] > 0 and {h["source"] for h in listed["results"]} == {real}
+    def total(platform: str) -> int:
+        return json.loads(invoke(fixture_home, "search", "--person", "Anna Berg", "--platform", platform,
+                                 "--json").output)["total"]
+
+    assert total("WhatsApp") == total("whatsapp") > 0
+
+
+def test_a_chat_hidden_from_a_seat_is_as_unknown_as_one_that_never_was(fixture_home):
+    import json
+
+    chats = json.loads(invoke(fixture_home, "chats", "--json").output)["chats"]
+    hidden = next(c["source"] for c in chats if c["chat"] == "Dentist reminders")
+    as_owner = json.loads(invoke(fixture_home, "search", "--source", hidden, "--json").output)
+    assert as_owner["total"] > 0
+    seen = invoke(fixture_home, "--seat", "assistant", "search", "--source", hidden)
+    never = invoke(fixture_home, "--seat", "assistant", "search", "--source", "s_0000000000000000")
+    assert seen.exit_code == never.exit_code == 1
+    assert seen.output.replace(hidden, "ID") == never.output.replace("s_0000000000000000", "ID")
+    named = invoke(fixture_home, "--seat", "assistant", "search", "in:Dentist")
+    assert named.exit_code == 2 and "in:Dentist" in named.output and "matches" not in named.output
+
+
 def test_unknown_ids_are_errors_everywhere_in_the_cli_own_words(fixture_home):
     for args in (["history", "s_0000000000000000"], ["context", "m_0000000000000000"],
                  ["conversation", "s_0000000000000000"]):
@@ -316,3 +368,84 @@ def test_a_folder_full_of_other_files_is_one_line(tmp_path):
     r = invoke(tmp_path / "home", "import", str(folder))
     assert r.exit_code == 0 and "40 files not recognised as chat exports" in r.output
     assert r.output.count("IMG_") == 3
+
+
+# ---------------------------------------------------------------- masked secrets, cut to fit
+
+ANSI = __import__("re").compile(r"\x1b\[[0-9;]*m")
+HALF_MASK = __import__("re").compile(r"\[(?:m|ma|mas|mask|maske|masked)(?:…|$)")
+
+
+@pytest.fixture(scope="module")
+def secrets_home(tmp_path_factory):
+    """Messages with a code the assistant seat sees masked, at every distance from where a
+    terminal line (the `coffee` ones) or a snippet (the `tea` ones, 160 characters) is cut."""
+    import json
+
+    folder = tmp_path_factory.mktemp("secrets")
+    export = folder / "codes.jsonl"
+    lines = []
+    for i in range(40):
+        lines.append({"platform": "signal", "chat": "Codes", "sender": "Anna Berg",
+                      "timestamp": f"2024-05-03T18:{i:02d}:00+02:00",
+                      "text": f"coffee {'x' * i} Your code is 482913 and the rest of the line"})
+        lines.append({"platform": "signal", "chat": "Codes", "sender": "Anna Berg",
+                      "timestamp": f"2024-05-04T18:{i:02d}:00+02:00",
+                      "text": f"tea {'w ' * (60 + i // 2)}{'v' * (i % 2)} Your code is 482913 " + "z " * 40})
+    export.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    home = folder / "home"
+    assert invoke(home, "import", str(export)).exit_code == 0
+    return home
+
+
+def _on_a_terminal(home: Path, *args: str, columns: int) -> str:
+    """What `chatmem` prints to a terminal `columns` wide (a pseudo-terminal, as a shell has)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm"}
+    proc = subprocess.Popen([sys.executable, "-m", "chatmem", "--home", str(home), "--config", str(CONFIG),
+                             *args], stdin=follower, stdout=follower, stderr=follower, env=env, cwd=str(ROOT))
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert proc.wait(timeout=60) == 0, out.decode(errors="replace")
+    return out.decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize("columns", [100, 131])
+def test_a_terminal_line_cut_to_fit_never_halves_a_masked_secret(secrets_home, columns):
+    shown = _on_a_terminal(secrets_home, "--seat", "assistant", "search", "coffee", "--limit", "50",
+                           columns=columns)
+    assert "\x1b[" in shown  # a terminal: hits in bold
+    lines = ANSI.sub("", shown).splitlines()
+    assert "\x1b" not in "\n".join(lines)  # no escape code cut in half
+    hits = [line for line in lines if "coffee" in line]
+    assert len(hits) == 40 and "482913" not in shown
+    assert any(line.endswith("…") for line in hits) and any("[masked]" in line for line in hits)
+    assert all(len(line) <= columns for line in lines)
+    halves = [line for line in hits if HALF_MASK.search(line)]
+    assert not halves, halves
+
+
+def test_a_piped_snippet_never_halves_a_masked_secret(secrets_home):
+    import json
+
+    r = invoke(secrets_home, "--seat", "assistant", "search", "tea", "--limit", "50")
+    assert r.exit_code == 0 and "\x1b[" not in r.output and "482913" not in r.output
+    hits = [line for line in r.output.splitlines() if "tea" in line]
+    assert len(hits) == 40 and any("[masked]" in line for line in hits)
+    assert any(line.endswith("…") for line in hits)  # the snippet itself is cut
+    halves = [line for line in hits if HALF_MASK.search(line)]
+    assert not halves, halves
+    snippets = [h["snippet"] for h in json.loads(invoke(secrets_home, "--seat", "assistant", "search",
+                                                        "tea", "--limit", "50", "--json").output)["results"]]
+    assert not [s for s in snippets if HALF_MASK.search(s)]

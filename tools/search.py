@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chatmem.config import Seat
-from chatmem.errors import ArgumentError, QueryError
+from chatmem.errors import ArgumentError, NotFound, QueryError
 from chatmem.records import KINDS
 from chatmem.store import Store
 from chatmem.store.analysis import matched_spans
@@ -26,6 +26,7 @@ from chatmem.store.search import (
     known_sender,
     parse_query,
     search,
+    store_chat_ids,
 )
 
 from .lookup import (
@@ -38,7 +39,7 @@ from .lookup import (
     parse_time,
 )
 from .records import message_record
-from .secrets import masker
+from .secrets import MASK, masker
 from .semantic import resolve_mode, search_by_meaning
 from .types import SearchHit, SearchResult
 
@@ -95,6 +96,8 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         if value is not None and (not isinstance(value, str) or len(value) > 200):
             raise ArgumentError(f"{name} must be a string of at most 200 characters")
     platform = check_platform(platform, known_platforms(store))
+    if source is not None and source.strip():
+        source = _known_source(store, seat, source.strip())
     if not isinstance(query, str) or (not query.strip() and not (person or sender or source or types)):
         raise ArgumentError("query must be a non-empty string of words (1 to 1000 characters)")
     if len(query) > MAX_QUERY_CHARS:
@@ -129,9 +132,9 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         if not person.strip():
             raise ArgumentError("person must be a name, a phone number, an e-mail or a person id")
         flt.people = [pid for pid, _ in _people(store, person, "person", matched)]
-    _apply_operators(store, parsed, flt, matched)
     with store.reader() as r:
         flt.readable_chats = r.readable_chat_ids(seat)  # (expired agent sessions are left out)
+    _apply_operators(store, parsed, flt, matched)
 
     hits = search(store, parsed, flt, limit=limit, offset=offset, sort=sort)
     results = _load_results(store, seat, list(zip(hits.ids, hits.scores)), hits.highlight)
@@ -151,6 +154,32 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
         # which people the person/sender filter took the name to mean
         out["people_matched"] = [{"person": pid, "name": name} for pid, name in matched.items()]
     return out
+
+
+def _some_chats(flt: SearchFilter, found: list[str], operator: str, nothing: str) -> list[str]:
+    """`found`, or an error saying the operator names no chat the seat may read (a hidden
+    chat is as unknown as one that never was)."""
+    if not any(flt.readable_chats is None or c in flt.readable_chats for c in found):
+        raise QueryError(f"{operator}: {nothing} (list_chats lists the chats)")
+    return found
+
+
+def _known_source(store: Store, seat: Seat, source: str) -> str:
+    """The id of the chat `source` names (a chat's source id, or an id another export gave
+    the same conversation); one the seat may not read is as unknown as one that never was,
+    an error naming the closest ids the seat may read."""
+    import difflib
+
+    with store.reader() as r:
+        chat = r.chat(seat, source)
+        if chat is not None:
+            return chat.id
+        readable = r.readable_chat_ids(seat)
+    known = sorted(readable if readable is not None else store_chat_ids(store))
+    near = difflib.get_close_matches(source, known, n=3, cutoff=0.7)
+    hint = f"; the closest: {', '.join(near)}" if near else ""
+    raise NotFound(f"source: no chat has the source id {source!r}{hint} (list_chats lists the "
+                   "chats and their ids)")
 
 
 def _people(store: Store, text: str, name: str, matched: dict[str, str]) -> list[tuple[str, str]]:
@@ -187,9 +216,11 @@ def _apply_operators(store: Store, parsed: ParsedQuery, flt: SearchFilter, match
         if name == "from":
             _sender_filter(store, flt, value, "from:", matched)
         elif name == "in":
-            flt.chats = _narrow(flt.chats, chats_named(store, value))
+            flt.chats = _narrow(flt.chats, _some_chats(flt, chats_named(store, value), f"in:{value}",
+                                                       f"no chat's name holds {value!r}"))
         elif name == "with":
-            flt.chats = _narrow(flt.chats, chats_with(store, value))
+            flt.chats = _narrow(flt.chats, _some_chats(flt, chats_with(store, value), f"with:{value}",
+                                                       f"no chat has {value!r} in it"))
         elif name == "after":
             t = parse_time(value, "after:", tz)
             flt.since = t if flt.since is None or (t and t > flt.since) else flt.since
@@ -265,7 +296,10 @@ def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
         return ""
     spans = matched_spans(text, terms)
     if not spans:
-        return text if len(text) <= chars else text[: chars - 1] + "…"
+        if len(text) <= chars:
+            return text
+        _, end = _off_masks(text, 0, chars - 1)
+        return text[:end] + "…"
     # the window of `chars` holding the most matches, starting a little before the first
     best_i, best_n = 0, 0
     for i, (a, _) in enumerate(spans):
@@ -276,7 +310,7 @@ def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
     if start:
         space = text.rfind(" ", 0, start + 1)
         start = space + 1 if space >= 0 and start - space < 20 else start
-    end = min(len(text), start + chars)
+    start, end = _off_masks(text, start, min(len(text), start + chars))
     parts, pos = [], start
     for a, b in spans:
         if a < start or b > end:
@@ -285,6 +319,19 @@ def snippet(text: str, terms: frozenset, chars: int = SNIPPET_CHARS) -> str:
         pos = b
     parts.append(text[pos:end])
     return ("…" if start else "") + "".join(parts) + ("…" if end < len(text) else "")
+
+
+def _off_masks(text: str, start: int, end: int) -> tuple[int, int]:
+    """`start` and `end` moved out of any [masked] mark they fall inside, so that a cut
+    never leaves half a mark ("[mask…") that reads like text or hides where a secret was."""
+    at = text.find(MASK, max(0, start - len(MASK)))
+    while at != -1 and at < end:
+        if at < start < at + len(MASK):
+            start = at
+        if at < end < at + len(MASK):
+            end = at + len(MASK)
+        at = text.find(MASK, at + 1)
+    return start, end
 
 
 def chat_matches(store: Store, chat_id: str, query: str, since: datetime | None,

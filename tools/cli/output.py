@@ -43,9 +43,12 @@ def render(value: Any, indent: int = 0) -> str:
     return f"{pad}{value}"
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int | None = None) -> str:
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int | None = None,
+          style: Callable[[str], str] | None = None) -> str:
     """A plain-text table. On a terminal the last column is cut to fit its width (never
-    inside a highlighted hit or a [masked …] mark); piped, every cell is written whole."""
+    inside a highlighted hit or a [masked …] mark); piped, every cell is written whole.
+    `style` turns the last column's cells (hits marked **…**) into what is shown, after the
+    cut, so that a cut never falls inside a terminal's escape codes."""
     cut = max_width is not None or sys.stdout.isatty()
     max_width = max_width or shutil.get_terminal_size((120, 20)).columns
     cells = [[("" if c is None else str(c)).replace("\n", " ") for c in row] for row in rows]
@@ -57,7 +60,7 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int 
     last = max(20, max_width - fixed)
     widths[-1] = min(max([len(headers[-1])] + [_visible(r[-1]) for r in cells] or [0]), last)
 
-    def fmt(row: Sequence[str]) -> str:
+    def fmt(row: Sequence[str], styled: bool = False) -> str:
         out = []
         for i, c in enumerate(row):
             w = widths[i]
@@ -65,11 +68,12 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], max_width: int 
                 c = c if len(c) <= w else c[: max(0, w - 1)] + "…"
                 out.append(c.ljust(w))
             else:
-                out.append(_fit(c, w) if cut else c)
+                shown = _fit(c, w) if cut else c
+                out.append(style(shown) if style is not None and styled else shown)
         return "  ".join(out).rstrip()
 
     lines = [fmt(headers), fmt(["-" * w for w in widths])]
-    lines += [fmt(r) for r in cells]
+    lines += [fmt(r, styled=True) for r in cells]
     return "\n".join(lines)
 
 

@@ -54,6 +54,9 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
     typos = [w for w in words if w.startswith("--")]
     if typos:
         raise click.NoSuchOption(typos[0].split("=", 1)[0])
+    if not any(w.strip() for w in words) and not (person or sender or source or attachment_type):
+        raise click.UsageError("give WORDS to search for, or --person, --sender, --source or --type "
+                               "to list what they wrote")
     if sort is None:
         sort = "relevance" if words else "newest"
     result = search_memory(app.store(), app.seat(), " ".join(words), platform=platform, source=source,
@@ -63,9 +66,9 @@ def search(app: AppContext, words, platform, source, sender, person, group, sinc
         emit(result, True)
         return
     rows = [(r["date"], r["platform"], r["chat"], r["id"],
-             highlight(f"{r['sender']}: {r['snippet']}" if r["sender"] else r["snippet"]))
+             f"{r['sender']}: {r['snippet']}" if r["sender"] else r["snippet"])
             for r in result["results"]]
-    click.echo(table(rows, ["date", "platform", "chat", "id", "message"]))
+    click.echo(table(rows, ["date", "platform", "chat", "id", "message"], style=highlight))
     shown = f"{offset + 1:,}-{offset + len(rows):,} of " if rows and (offset or result["has_more"]) else ""
     more = f"; next page: --offset {offset + len(rows)}" if result["has_more"] else ""
     click.echo(f"{shown}{result['total']:,} matches{more}")
