@@ -449,3 +449,126 @@ def test_a_piped_snippet_never_halves_a_masked_secret(secrets_home):
     snippets = [h["snippet"] for h in json.loads(invoke(secrets_home, "--seat", "assistant", "search",
                                                         "tea", "--limit", "50", "--json").output)["results"]]
     assert not [s for s in snippets if HALF_MASK.search(s)]
+
+
+def test_an_attachment_found_through_a_relative_path_is_the_same_file_from_anywhere(tmp_path):
+    import json
+
+    home = tmp_path / "home"
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    (exports / ANNA.name).write_bytes(ANNA.read_bytes())
+    (exports / "IMG-20240215-WA0007.jpg").write_bytes(b"\xff\xd8\xff\xe0 not much of a photo")
+    first = run(home, "import", "--json", os.path.join("exports", ANNA.name), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = run(home, "import", "--json", "--force", str(exports / ANNA.name), cwd=ROOT)
+    report = json.loads(again.stdout)[0]
+    assert report["status"] == "ok" and report["messages"]["updated"] == 0, report
+    photo = json.loads(run(home, "search", "--source", report["chats"][0]["source"], "--type", "image",
+                           "--json", cwd=ROOT).stdout)["results"][0]
+    raw = json.loads(run(home, "raw", photo["id"], "--json", cwd=ROOT).stdout)
+    assert str(exports / "IMG-20240215-WA0007.jpg") in raw["content"]  # where it is, not as typed
+    shown = run(home, "attachment", raw["relations"]["attachments"][0], cwd=ROOT)
+    assert shown.returncode == 0 and "missing" not in shown.stdout.lower(), shown.stdout + shown.stderr
+
+
+def test_the_quick_start_store_is_ignored_by_git():
+    ignored = subprocess.run(["git", "check-ignore", "-q", "demo-store/chatmem.db"], cwd=ROOT)
+    assert ignored.returncode == 0
+
+
+def test_a_snippet_shows_the_words_where_they_are(tmp_path):
+    import json
+
+    export = tmp_path / "long.jsonl"
+    text = ("We talked about the weekend for a long while, the weather, the trains, the bags, the "
+            "food and who would bring what, and then at the very end: meet at the cable car at nine.")
+    export.write_text(json.dumps({"platform": "signal", "chat": "Weekend", "sender": "Anna Berg",
+                                  "timestamp": "2024-05-03T18:00:00+02:00", "text": text}) + "\n")
+    home = tmp_path / "home"
+    assert invoke(home, "import", str(export)).exit_code == 0
+    hit = json.loads(invoke(home, "search", '"cable car"', "--json").output)["results"][0]
+    assert "**cable** **car**" in hit["snippet"] or "**cable car**" in hit["snippet"]
+    piped = invoke(home, "search", '"cable car"').output
+    assert "cable car at nine" in piped
+
+
+def test_conversation_lines_say_what_each_item_is(fixture_home):
+    import json
+
+    chats = json.loads(invoke(fixture_home, "chats", "--json").output)["chats"]
+    anna = next(c["source"] for c in chats if c["chat"] == "Anna Berg" and c["platform"] == "whatsapp")
+    out = invoke(fixture_home, "conversation", anna, "--budget", "5000").output
+    rows = [line for line in out.splitlines()[2:] if line.startswith("20")]
+    assert rows
+    for line in rows:
+        when, _, rest = line.partition("  ")
+        msg_id, sender, text = rest.split(None, 1)[0], *rest.split(None, 1)[1].split("  ", 1)
+        assert sender.strip() and text.strip(), line  # never an empty "Anna Berg:" line
+        assert "None" not in sender and not text.strip().startswith(":"), line
+    texts = "\n".join(rows)
+    assert "(deleted)" in texts  # deleted for everyone, said so
+    assert "system" in texts and "end-to-end encrypted" in texts  # WhatsApp's own notice
+    assert "[media]" in texts or "IMG-20240215-WA0007.jpg" in texts  # a photo, said so
+
+
+# ---------------------------------------------------------------- progress, on a terminal only
+
+
+def _on_a_terminal_to(home: Path, *args: str) -> str:
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "chatmem", "--home", str(home), "--config", str(CONFIG),
+                             *args], stdin=follower, stdout=follower, stderr=follower, cwd=str(ROOT),
+                            env={**os.environ, "COLUMNS": "120"})
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert proc.wait(timeout=120) == 0, out.decode(errors="replace")
+    return out.decode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def many_messages(tmp_path_factory) -> Path:
+    import json
+
+    path = tmp_path_factory.mktemp("many") / "many.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(3000):
+            f.write(json.dumps({"platform": "signal", "chat": f"Team {i % 8}", "sender": f"Person {i % 13}",
+                                "timestamp": f"2022-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00Z",
+                                "text": f"status update {i} about the quarterly garden plans"}) + "\n")
+    return path
+
+
+def test_an_import_shows_its_index_phase_on_a_terminal_and_nothing_when_piped(tmp_path, many_messages):
+    shown = _on_a_terminal_to(tmp_path / "tty", "import", str(many_messages))
+    assert "updating the search index" in shown and "3,000 new" in shown
+    piped = run(tmp_path / "piped", "import", str(many_messages))
+    assert piped.returncode == 0 and "3,000 new" in piped.stdout
+    assert "\r" not in piped.stderr and "search index" not in piped.stderr
+
+
+def test_a_read_that_catches_the_index_up_shows_it_then_clears_the_line(tmp_path, many_messages):
+    import shutil
+
+    home = tmp_path / "home"
+    assert run(home, "import", str(many_messages)).returncode == 0
+    shutil.rmtree(home / "index")  # e.g. an import interrupted in its index phase
+    shown = _on_a_terminal_to(home, "search", "garden", "--limit", "2")
+    assert "chatmem: updating the search index" in shown
+    before_table = shown[:shown.index("date ")]
+    assert before_table.rstrip(" ").endswith("\r"), repr(before_table[-200:])  # the line cleared first
+    shutil.rmtree(home / "index")
+    piped = run(home, "search", "garden", "--limit", "2")
+    assert piped.returncode == 0 and "garden" in piped.stdout
+    assert "\r" not in piped.stderr and "search index" not in piped.stderr

@@ -72,6 +72,9 @@ class AppContext:
 
             self._store = Store.open(self.home, self.config(), catch_up=catch_up, create=write,
                                      on_progress=self.on_progress)
+            clear = getattr(self.on_progress, "close", None)
+            if clear is not None:  # the catch-up's progress line goes before the command's output
+                clear()
             for warning in self._store.warnings:  # e.g. other users can read the store
                 click.echo(f"chatmem: warning: {warning}", err=True)
         return self._store
