@@ -182,6 +182,10 @@ class Store:
         store.index.open(read_only=not writable)
         if catch_up and writable:
             store.catch_up_index(wait=False, on_progress=on_progress)
+        elif not writable and store.index.seq < store.database_seq():
+            store.warnings.append(f"the search index in {home} is behind the database, and the store "
+                                  "is read-only, so it cannot catch up: search may miss the newest "
+                                  "messages (open the store once where it can be written)")
         return store
 
     def close(self) -> None:
@@ -384,7 +388,7 @@ class Store:
         from what is indexed already). `on_progress(n, total)` as documents are written."""
         with self.read() as conn:
             db_seq = current_seq(conn)
-        if self.index.seq >= db_seq:
+        if self.index.seq >= db_seq or self.read_only:  # read-only: said once when opened
             return 0
         lock = FileLock(self.home / INDEX_LOCK)
         if not lock.acquire(wait=wait):

@@ -216,3 +216,51 @@ def test_a_write_ahead_log_without_its_index_file_reads_what_the_database_holds(
     finally:
         gen.close()
 
+
+
+def test_the_mcp_server_serves_reads_and_its_write_tools_say_read_only(read_only):
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = [*read_only.prefix, sys.executable, "-m", "chatmem", "--home", str(read_only.home),
+               "--config", str(CONFIG), "serve"]
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT),
+                                   env={k: v for k, v in os.environ.items() if not k.startswith("CHATMEM_")})
+    before = _snapshot(read_only.home)
+
+    async def main():
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    found = await session.call_tool("search_memory", {"query": "Zugspitze"})
+                    assert not found.is_error, found.content
+                    source = found.structured_content["results"][0]["source"]
+                    saved = await session.call_tool("save_memory", {
+                        "conversation_id": source, "text": "Hike on Saturday.",
+                        "cites": [found.structured_content["results"][0]["id"]]})
+                    return found.structured_content, saved
+
+    found, saved = anyio.run(main)
+    assert found["total"] >= 1
+    said = " ".join(getattr(c, "text", "") for c in saved.content)
+    assert saved.is_error and "read-only" in said and str(read_only.home) in said, said
+    assert _snapshot(read_only.home) == before
+
+
+def test_an_index_behind_the_database_on_read_only_media_says_so(tmp_path):
+    home = tmp_path / "made" / "store"
+    assert _cli(home, "import", JSONL).returncode == 0
+    shutil.copytree(home / "index", tmp_path / "index-before")
+    assert _cli(home, "import", ANNA).returncode == 0
+    shutil.rmtree(home / "index")
+    shutil.copytree(tmp_path / "index-before", home / "index")  # as if copied mid-way
+    gen = _read_only("another user's folder", home, tmp_path / "ro")
+    store = next(gen)
+    try:
+        r = store.run("search", "Zugspitze")
+        assert "Zugspitze" in _ok(r)  # what the index holds is found
+        assert "search index" in r.stderr and "behind" in r.stderr and "read-only" in r.stderr, r.stderr
+    finally:
+        gen.close()

@@ -27,13 +27,19 @@ def serve(app: AppContext, use_http: bool, host: str, port: int, seat_name: str 
     `Authorization: Bearer <token>`, and the token's seat decides what it may see and do;
     --seat then limits the server to that one seat. Logs go to stderr.
     """
+    import os
+
+    from chatmem.config import resolve_home
+
     from .server import serve_http, serve_stdio, setup_logging
 
     if seat_name is not None:
         app.seat_name = seat_name
     setup_logging()
     app.seat()  # an unknown seat is an error before anything is opened
-    store = app.store(write=True)
+    # a store on read-only media is served for reading; its write tools say it is read-only
+    home = resolve_home(app.home)
+    store = app.store(write=not (home.is_dir() and not os.access(home, os.W_OK)))
     try:
         if use_http:
             serve_http(app, store, host, port)
