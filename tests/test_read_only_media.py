@@ -159,7 +159,10 @@ def test_every_read_works_and_nothing_changes(read_only, tmp_path):
     ["reindex"],
     ["forget", "--yes", str(JSONL)],
     ["people", "rename", "Anna Berg", "Anna B."],
-], ids=["import --force", "import new", "sync", "reindex", "forget", "people rename"])
+    ["people", "merge", "Anna Berg", "Ben Ortiz"],
+    ["memory", "save", "s_0000000000000000", "Hike on Saturday.", "--cite", "m_0000000000000000"],
+], ids=["import --force", "import new", "sync", "reindex", "forget", "people rename", "people merge",
+        "memory save"])
 def test_a_write_says_which_path_is_read_only(read_only, command):
     before = _snapshot(read_only.home)
     r = read_only.run(*command)
