@@ -14,21 +14,63 @@ written). Small updates still go through Whoosh's writer (`FullTextIndex.write`)
 from __future__ import annotations
 
 import struct
+import sys
 import zlib
 from array import array
 from operator import sub
 from pickle import dumps
 from typing import Any
 
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3TermInfo
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC
+from whoosh.columns import VarBytesColumn
 from whoosh.system import pack_ushort
-from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.util.numeric import length_to_byte
 
 BLOCK = 128  # postings per block (W3Codec's blocklimit)
 COMPRESS_LEVEL = 3  # W3Codec's compression
 COMPRESS_FROM = 96  # bytes of pickled block data below which a block is stored uncompressed
 _ONE = struct.pack("!I", 1)
+_INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
+# W3TermInfo.to_bytes of a term whose postings are in the postings file: flags, total weight,
+# document frequency, min/max length bytes, max weight, first/last document, offset, length
+_TERM_INFO = struct.Struct("!BfIBBfIIqi")
 _LEN_BYTE = [length_to_byte(n) for n in range(1024)]  # lengths of most messages, precomputed
+
+
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def _swapped(values: array) -> bytes:
+    out = array(values.typecode, values)
+    out.byteswap()
+    return out.tobytes()
+
+
+def _put_fixed(writer: Any, data: bytes, count: int) -> None:
+    """All values of a fixed-width numeric column at once, big-endian as Whoosh writes them."""
+    writer._dbfile.write(data)
+    writer._count = count
+
+
+def _deflate(data: bytes, level: int = COMPRESS_LEVEL) -> bytes:
+    """zlib data that `zlib.decompress` reads, with a small window: for values of a few hundred
+    bytes this is the same size and many times faster to start than `zlib.compress`."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 10, 2)
+    return c.compress(data) + c.flush()
+
+
+_STORED_HEAD = struct.Struct("<HH")
+_ADLER = struct.Struct(">I")
+
+
+def _zlib_stored(data: bytes) -> bytes:
+    """`data` as a zlib stream of one stored (uncompressed) deflate block: what
+    `zlib.decompress` reads, made without starting a compressor (for values of a few dozen
+    bytes, which compression would not shrink)."""
+    n = len(data)
+    if n > 0xFFFF:
+        return zlib.compress(data)
+    return b"\x78\x01\x01" + _STORED_HEAD.pack(n, n ^ 0xFFFF) + data + _ADLER.pack(zlib.adler32(data))
 
 
 def length_byte(n: int) -> int:
@@ -97,22 +139,19 @@ class SegmentBuilder:
         seg = codec.new_segment(storage, indexname)
         n = len(self.ids)
         pdw = codec.per_document_writer(storage, seg)
-        idfield, tsfield, metafield = schema["id"], schema["ts"], schema["meta"]
-        ts_col, meta_col = tsfield.column_type, metafield.column_type
-        for d in range(n):
-            pdw.start_doc(d)
-            pdw.add_field("id", idfield, self.ids[d], 0)
-            pdw.add_column_value("ts", ts_col, self.ts[d])
-            pdw.add_column_value("meta", meta_col, self.meta[d])
-            pdw.finish_doc()
-        lengths = self.lengths
-        if n:
-            pdw.add_column_value("_t_len", LENGTHS_COLUMN, 0)  # create it (a default value)
-            lencol = pdw._get_column("_t_len")
-            for d in range(n):
-                lencol.add(d, lengths[d])
+        # the per-document columns, each written whole (Whoosh's writer adds value by value)
+        stored = pdw._get_column("_stored")._child  # pickled, then deflated, values
+        for doc_id in self.ids:
+            VarBytesColumn.Writer.add(stored, stored._count, _zlib_stored(dumps({"id": doc_id}, 2)))
+        for name, values in (("ts", self.ts), ("meta", self.meta)):
+            pdw._create_column(name, schema[name].column_type)
+            _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)
+        pdw._create_column("_t_len", LENGTHS_COLUMN)
+        _put_fixed(pdw._get_column("_t_len"), bytes(self.lengths), n)
+        pdw._doccount = n
         pdw._fieldlengths["t"] = self.total_length
         pdw.close()
+        lengths = self.lengths
 
         fw = codec.field_writer(storage, seg)
         id_posts = {doc_id: [d] for d, doc_id in enumerate(self.ids)}
@@ -135,16 +174,19 @@ class SegmentBuilder:
 
 def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int, int]] | None,
                  lengths: bytearray | None) -> None:
-    """Every term of one field, in byte order, straight into the field writer's files."""
+    """Every term of one field, in byte order, straight into the field writer's files: each
+    posting list as Whoosh's blocks of BLOCK postings (pickled, deflated when big enough), its
+    statistics as a W3TermInfo row in the terms table."""
     postfile, tindex = fw._postfile, fw._tindex
     prefix = pack_ushort(fw._fieldid)
     scored = freqs is not None
+    offset = postfile.tell()
+    write, add_term = postfile.write, tindex.add
     for term in sorted(posts):
         ids = posts[term]
         fmap = freqs.get(term) if scored else None  # type: ignore[union-attr]
-        info = W3TermInfo()
-        start = postfile.tell()
-        postfile.write(WHOOSH3_HEADER_MAGIC)
+        start = offset
+        out = [WHOOSH3_HEADER_MAGIC]
         total_w = 0.0
         maxw = 0.0
         minlb, maxlb = 255, 0
@@ -167,28 +209,24 @@ def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int
             if lengths is not None:
                 lbs = [lengths[d] for d in bids]
                 bmin, bmax = min(lbs), max(lbs)
+                minlb = bmin if bmin < minlb else minlb
+                maxlb = bmax if bmax > maxlb else maxlb
             else:
                 bmin = bmax = 0
             data = dumps((deltas, weights, values), 2)
             comp = COMPRESS_LEVEL if len(data) >= COMPRESS_FROM else 0
             if comp:
-                data = zlib.compress(data, comp)
+                data = _deflate(data, comp)
             infob = dumps((k, bids[-1], bmaxw, comp, bmin, bmax), 2)
             size = len(infob) + len(data)
-            postfile.write_int(-size if b + BLOCK >= count else size)
-            postfile.write(infob)
-            postfile.write(data)
+            out += (_INT.pack(-size if b + BLOCK >= count else size), infob, data)
             total_w += wsum
             maxw = bmaxw if bmaxw > maxw else maxw
-            if lengths is not None:
-                minlb = bmin if bmin < minlb else minlb
-                maxlb = bmax if bmax > maxlb else maxlb
-        info._weight = total_w
-        info._df = count
-        info._minlength = byte_to_length(minlb) if lengths is not None else None
-        info._maxlength = byte_to_length(maxlb) if lengths is not None else 0
-        info._maxweight = maxw
-        info._minid = ids[0]
-        info._maxid = ids[-1]
-        info.set_extent(start, postfile.tell() - start)
-        tindex.add(prefix + term.encode("utf-8", "surrogatepass"), info.to_bytes())
+        chunk = b"".join(out)
+        write(chunk)
+        offset += len(chunk)
+        if lengths is None:
+            minlb = 0
+        add_term(prefix + term.encode("utf-8", "surrogatepass"),
+                 _TERM_INFO.pack(0, total_w, count, minlb, maxlb, maxw, ids[0], ids[-1],
+                                 start, offset - start))
