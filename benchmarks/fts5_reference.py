@@ -136,13 +136,16 @@ def build(fmt: str, source: Path, db_path: Path) -> dict:
 
 
 def search(conn: sqlite3.Connection, query: str, chat: int | None = None, since: int | None = None,
-           until: int | None = None, newest: bool = False, limit: int = 10) -> dict:
+           until: int | None = None, newest: bool = False, limit: int = 10, sender: str | None = None) -> dict:
     """The reference of search_memory: top `limit` rows with their text, and the total."""
     started = time.perf_counter()
     where, args = ["fts MATCH ?"], [query]
     if chat is not None:
         where.append("m.chat = ?")
         args.append(chat)
+    if sender is not None:
+        where.append("m.sender = ?")
+        args.append(sender)
     if since is not None:
         where.append("m.ts >= ?")
         args.append(since)
