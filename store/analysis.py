@@ -138,8 +138,9 @@ class Token:
         self.key, self.terms, self.start, self.end = key, terms, start, end
 
 
-def tokens(text: str, lang: str = DEFAULT_LANGUAGE) -> Iterable[Token]:
-    """The tokens of `text` with their terms."""
+def tokens(text: str, lang: str = DEFAULT_LANGUAGE, stems: bool = True) -> Iterable[Token]:
+    """The tokens of `text` with their terms (without stems when `stems` is False: only the
+    keys are wanted)."""
     for mt in TOKEN.finditer(text):
         kind = mt.lastgroup
         raw = mt.group()
@@ -162,14 +163,16 @@ def tokens(text: str, lang: str = DEFAULT_LANGUAGE) -> Iterable[Token]:
                 if _HAS_CJK.match(seg):
                     yield Token(None, _cjk_bigrams(seg), s0, s0 + len(seg))
                 else:
-                    for tok in tokens(seg, lang):
+                    for tok in tokens(seg, lang, stems):
                         tok.start += s0
                         tok.end += s0
                         yield tok
         else:
             low = raw.lower()
             key = fold(low)
-            if _JOINERS.search(low):
+            if not stems:
+                terms = [key]
+            elif _JOINERS.search(low):
                 terms = [key]
                 for p in _JOINERS.split(low):
                     if p:
@@ -214,7 +217,7 @@ _MEMO_LIMIT = 300_000
 def phrase_keys(text: str) -> list[str]:
     """The exact terms of `text` in order (what a phrase must match, word by word)."""
     out: list[str] = []
-    for tok in tokens(text):
+    for tok in tokens(text, stems=False):
         if tok.key is not None:
             out.append(tok.key)
         else:

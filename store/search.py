@@ -64,6 +64,7 @@ from .index import (
     person_key,
     sender_key,
 )
+from .postings import Evaluator, PostingCache, Unsupported, alive, column_array
 
 if TYPE_CHECKING:
     from .store import Store
@@ -77,10 +78,13 @@ MAX_FUZZY_TERMS = 4
 HANDFUL = 5  # fewer all-word matches than this: rank any-word matches instead
 STEM_BOOST = 0.6  # another form of the word counts a little less than the word itself
 FUNCTION_BOOST = 0.15
-PHRASE_CHECK_LIMIT = 2000  # phrases: candidates checked against the text, at most
+PHRASE_EXACT = 500  # phrases: up to this many candidates are all checked (exact total)
+PHRASE_CHECK_LIMIT = 2000  # beyond it, candidates checked in rank order until the page is full, at most
+PHRASE_CHUNK = 100
 MAX_QUERY_CHARS = 1000
 SEARCH_SECONDS = 10.0  # a query's time bound (CHATMEM_SEARCH_SECONDS sets another)
 CHECK_EVERY = 1024  # matches collected between two looks at the clock
+POSTINGS = PostingCache()  # decoded postings of large terms, shared by every store of the process
 
 
 # ---------------------------------------------------------------------- parsed queries
@@ -386,12 +390,24 @@ class _Plan:
 
     def near_terms(self, key: str) -> list[str]:
         """Terms within edit distance 1 (2 for words of eight letters or more), most frequent
-        first, sharing the first letter."""
-        maxdist = 1 if len(key) < 8 else 2
-        found = [(self.reader.doc_frequency("t", t), t)
-                 for t in self.reader.terms_within("t", key, maxdist, prefix=1)
-                 if not t.startswith(STEM_MARK)]
-        return [t for _, t in sorted(found, reverse=True)[:MAX_FUZZY_TERMS]]
+        first, sharing the first letter. Distance 1 is found by looking up every edit of the
+        word (a few hundred dictionary look-ups, not a walk over the vocabulary); distance 2
+        walks only the terms sharing the first three letters."""
+        found: dict[str, int] = {}
+        if key.isascii() and key.isalpha():
+            for cand in _edits(key):
+                n = self.reader.doc_frequency("t", cand)
+                if n:
+                    found[cand] = n
+        else:
+            for t in self.reader.terms_within("t", key, 1, prefix=1):
+                found[t] = self.reader.doc_frequency("t", t)
+        if len(key) >= 8 and len(found) < MAX_FUZZY_TERMS:
+            for t in self.reader.terms_within("t", key, 2, prefix=3):
+                if not t.startswith(STEM_MARK):
+                    found[t] = self.reader.doc_frequency("t", t)
+        best = sorted(((n, t) for t, n in found.items() if not t.startswith(STEM_MARK)), reverse=True)
+        return [t for _, t in best[:MAX_FUZZY_TERMS]]
 
     def prefix_terms(self, word: str) -> list[str]:
         stem = fold(word.lower())
@@ -443,14 +459,33 @@ class _Plan:
         return q
 
 
+def _edits(word: str) -> set[str]:
+    """Every string one deletion, transposition, replacement or insertion (a-z) away from
+    `word`, keeping its first letter."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out: set[str] = set()
+    for i in range(1, len(word) + 1):
+        head, tail = word[:i], word[i:]
+        for c in letters:
+            out.add(head + c + tail)  # insertion
+        if tail:
+            out.add(head + tail[1:])  # deletion
+            for c in letters:
+                out.add(head + c + tail[1:])  # replacement
+            if len(tail) > 1:
+                out.add(head + tail[1] + tail[0] + tail[2:])  # transposition
+    out.discard(word)
+    return out
+
+
 # ---------------------------------------------------------------------- running
 def search(store: Store, parsed: ParsedQuery, flt: SearchFilter | None = None, *, limit: int = 10,
            offset: int = 0, sort: str = "relevance") -> Hits:
     """Run one query: ids and scores of the page asked for, and the total.
 
-    `sort` is relevance, newest or oldest. Phrases of three or more words are checked on the
-    stored text; when more than PHRASE_CHECK_LIMIT candidates would need checking, the total
-    is an estimate (`total_exact` False)."""
+    `sort` is relevance, newest or oldest. Phrases are checked on the stored text; when more
+    than PHRASE_EXACT documents hold all of a phrase's words, only the best-ranked are checked
+    and the total is an estimate (`total_exact` False)."""
     flt = flt or SearchFilter()
     bound = search_seconds()
     _bound.deadline = time.monotonic() + bound if bound > 0 else None
@@ -506,7 +541,9 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         query = Q.And([base, keys]) if keys is not None else base
         query = _scoped(store, query, flt.readable_chats)
         need = offset + limit
-        top, total = _collect(store, searcher, query, check, need, sort)
+        # phrases: the best-ranked documents with all the words, checked on the text below
+        top, total = _collect(store, searcher, query, check,
+                              max(need, PHRASE_CHECK_LIMIT) if plan.phrases else need, sort)
         mode = "all"
         if (parsed.plain and total < HANDFUL and isinstance(parsed.root, Group)
                 and parsed.root.op == "and" and len(parsed.root.children) > 1):
@@ -517,10 +554,10 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
             if a_total > total:
                 top, total, mode = a_top, a_total, "any"
         exact = True
-        ids_scores = [(searcher.stored_fields(d)["id"], s) for d, s in top]
         if plan.phrases:
-            ids_scores, total, exact = _check_phrases(store, searcher, query, check, plan.phrases,
-                                                      ids_scores, total, need, sort)
+            ids_scores, total, exact = _check_phrases(store, searcher, plan.phrases, top, total, need)
+        else:
+            ids_scores = [(searcher.stored_fields(d)["id"], s) for d, s in top]
     page = ids_scores[offset:offset + limit]
     return Hits(ids=[i for i, _ in page], scores=[s for _, s in page], total=total,
                 total_exact=exact, mode=mode, fuzzy=plan.fuzzy,
@@ -539,7 +576,52 @@ def _or_terms(fieldname: str, values: Iterable[str]) -> Q.Query:
     return terms[0] if len(terms) == 1 else Q.Or(terms)
 
 
-def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Callable | None]:
+@dataclass
+class ColumnCheck:
+    """The filters checked on the `meta` and `ts` columns of each match."""
+
+    platforms: set[int] | None
+    kinds: set[int] | None
+    flags_mask: int
+    flags_want: int
+    lo: int | None
+    hi: int | None
+    types_mask: int = 0  # attachment types: every one of these bits set
+
+    def __call__(self, meta: int, ts: int) -> bool:
+        if self.platforms is not None and meta & _PLATFORM_BITS not in self.platforms:
+            return False
+        if self.types_mask and meta & self.types_mask != self.types_mask:
+            return False
+        if self.kinds is not None and (meta >> _KIND_SHIFT) & 0x7 not in self.kinds:
+            return False
+        if self.flags_mask and meta & self.flags_mask != self.flags_want:
+            return False
+        if self.lo is not None and ts < self.lo:
+            return False
+        return self.hi is None or ts <= self.hi
+
+    def mask(self, meta, ts):
+        """The same over arrays (numpy) of the matches' columns."""
+        import numpy as np
+
+        keep = np.ones(len(meta), dtype=bool)
+        if self.platforms is not None:
+            keep &= np.isin(meta & _PLATFORM_BITS, list(self.platforms))
+        if self.types_mask:
+            keep &= (meta & self.types_mask) == self.types_mask
+        if self.kinds is not None:
+            keep &= np.isin((meta >> _KIND_SHIFT) & 0x7, list(self.kinds))
+        if self.flags_mask:
+            keep &= (meta & self.flags_mask) == self.flags_want
+        if self.lo is not None:
+            keep &= ts >= self.lo
+        if self.hi is not None:
+            keep &= ts <= self.hi
+        return keep
+
+
+def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, ColumnCheck | None]:
     """(key query ANDed into the search, a check on the columns) — filters that every document
     passes are left out."""
     keys: list[Q.Query] = []
@@ -587,18 +669,7 @@ def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Call
     check = None
     if (platforms is not None or kinds is not None or lo is not None or hi is not None or flags_mask
             or types_mask):
-        def check(meta: int, ts: int) -> bool:
-            if platforms is not None and meta & _PLATFORM_BITS not in platforms:
-                return False
-            if types_mask and meta & types_mask != types_mask:
-                return False
-            if kinds is not None and (meta >> _KIND_SHIFT) & 0x7 not in kinds:
-                return False
-            if flags_mask and meta & flags_mask != flags_want:
-                return False
-            if lo is not None and ts < lo:
-                return False
-            return hi is None or ts <= hi
+        check = ColumnCheck(platforms, kinds, flags_mask, flags_want, lo, hi, types_mask)
     key_query = None
     if keys:
         key_query = keys[0] if len(keys) == 1 else Q.And(keys)
@@ -629,13 +700,74 @@ def store_chat_ids(store: Store) -> set[str]:
         return set(conn.execute(select(Chat.__table__.c.id)).scalars())
 
 
-def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, need: int,
+def _collect(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
              sort: str) -> tuple[list[tuple[int, float]], int]:
-    """(the best `need` (docnum, score), the exact number of matches), checking the columns of
-    each match as it is collected."""
+    """(the best `need` (docnum, score), the exact number of matches): each term's postings
+    read as arrays, the query combined by set operations, the columns checked as masks
+    (store/postings.py); Whoosh's matchers only for a query that module does not know."""
     query = query.normalize()
     if query is Q.NullQuery:
         return [], 0
+    try:
+        return _collect_arrays(store, searcher, query, check, need, sort)
+    except Unsupported:
+        return _collect_matchers(store, searcher, query, check, need, sort)
+
+
+def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
+                    sort: str) -> tuple[list[tuple[int, float]], int]:
+    import numpy as np
+
+    scored = sort == "relevance"
+    candidates: list[tuple[float, int, int]] = []
+    total = 0
+    for sub, offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        if reader.doc_count() == 0:
+            continue
+        ids, scores = Evaluator(searcher, reader, POSTINGS, scored).run(query)
+        _in_time()
+        if not len(ids):
+            continue
+        keep = alive(reader, ids)
+        ts = None
+        if check is not None or not scored:
+            ts = column_array(store.index.column(reader, "ts"))
+        if check is not None:
+            meta = column_array(store.index.column(reader, "meta"))
+            keep &= check.mask(meta[ids], ts[ids])
+        if not keep.all():
+            ids, scores = ids[keep], scores[keep]
+        total += len(ids)
+        if not len(ids) or not need:
+            continue
+        if scored:
+            key = scores.astype(np.float64)
+            order_ids = ids  # ties: the earlier document first
+        else:
+            key = (ts[ids].astype(np.float64) * (1 if sort == "newest" else -1))
+            order_ids = -ids  # ties: the later document first
+        if len(ids) > need:
+            cut = np.partition(key, len(key) - need)[len(key) - need]
+            sel = np.flatnonzero(key >= cut)
+        else:
+            sel = np.arange(len(ids))
+        sel = sel[np.lexsort((order_ids[sel], -key[sel]))][:need]
+        for i in sel.tolist():
+            d = int(ids[i]) + offset
+            if scored:
+                candidates.append((float(key[i]), -d, d))
+            else:
+                candidates.append((float(key[i]), d, d))
+    best = sorted(candidates, reverse=True)[:need]
+    if scored:
+        return [(d, s) for s, _, d in best], total
+    return [(d, 0.0) for _, _, d in best], total
+
+
+def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
+                      sort: str) -> tuple[list[tuple[int, float]], int]:
+    """The same with Whoosh's matchers, a document at a time."""
     heap: list[tuple[float, int, int]] = []
     total = 0
     scored = sort == "relevance"
@@ -685,29 +817,53 @@ def _collect(store: Store, searcher, query: Q.Query, check: Callable | None, nee
     return [(d, 0.0) for _, _, d in best], total
 
 
-def _check_phrases(store: Store, searcher, query, check, phrases: list[list[str]],
-                   ids_scores: list[tuple[str, float]], total: int, need: int, sort: str):
-    """Keep the matches whose text has every phrase word by word."""
-    if total <= PHRASE_CHECK_LIMIT:
-        top, _ = _collect(store, searcher, query, check, total, sort)
-        candidates = [(searcher.stored_fields(d)["id"], s) for d, s in top]
-        exact = True
-    else:
-        candidates, exact = ids_scores, False
-    texts = _texts(store, [i for i, _ in candidates])
-    kept = [(i, s) for i, s in candidates if i not in texts or _has_phrases(texts[i], phrases)]
+def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[tuple[int, float]],
+                   total: int, need: int) -> tuple[list[tuple[str, float]], int, bool]:
+    """The best `need` matches whose text has every phrase word by word, and their total.
+
+    `top` are the best-ranked candidates (documents with all the words, PHRASE_CHECK_LIMIT at
+    most) of `total`. Up to PHRASE_EXACT candidates are all checked and the total is exact;
+    beyond that, checking stops once the page is full, and the total is the candidates' count
+    times the share of checked ones that held the phrase: an estimate, said so."""
+    exact = total <= PHRASE_EXACT
+    kept: list[tuple[str, float]] = []
+    checked = 0
+    has = _phrase_test(phrases)
+    size = PHRASE_CHUNK
+    while checked < len(top):
+        chunk = [(searcher.stored_fields(d)["id"], s) for d, s in top[checked:checked + size]]
+        texts = _texts(store, [i for i, _ in chunk])
+        kept += [(i, s) for i, s in chunk if i not in texts or has(texts[i])]
+        checked += len(chunk)
+        size *= 4
+        if not exact and len(kept) >= need:
+            break
     if exact:
         return kept[:need], len(kept), True
-    return kept, total, False
+    estimate = max(len(kept), round(total * len(kept) / checked)) if checked else 0
+    return kept[:need], estimate, False
 
 
-def _has_phrases(text: str, phrases: list[list[str]]) -> bool:
-    keys = phrase_keys(text)
-    for ph in phrases:
-        n = len(ph)
-        if not any(keys[i:i + n] == ph for i in range(len(keys) - n + 1)):
-            return False
-    return True
+def _phrase_test(phrases: list[list[str]]) -> Callable[[str], bool]:
+    """A test of a text: has it every phrase, word by word? Phrases of plain words are first
+    looked for with a regular expression over the folded text (a match is needed for the
+    words to be neighbours; C speed), and only texts it finds are split into words."""
+    plain = all(re.fullmatch(r"[a-z0-9]+", k) for ph in phrases for k in ph)
+    patterns = [re.compile(r"(?<![\w])" + r"\W+".join(map(re.escape, ph)) + r"(?![\w])") for ph in phrases]
+
+    def has(text: str) -> bool:
+        if plain:
+            folded = fold(text)
+            if not all(p.search(folded) for p in patterns):
+                return False
+        keys = phrase_keys(text)
+        for ph in phrases:
+            n = len(ph)
+            if not any(keys[i:i + n] == ph for i in range(len(keys) - n + 1)):
+                return False
+        return True
+
+    return has
 
 
 def _texts(store: Store, ids: list[str]) -> dict[str, str]:
