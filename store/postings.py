@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from whoosh import query as Q
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher
+from whoosh.matching.wrappers import FilterMatcher
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
@@ -111,17 +112,20 @@ def _length_byte(reader, docnum: int) -> int:
     return length_to_byte(reader.doc_field_length(docnum, FIELD, 0))
 
 
-def term_postings(reader, text: str, cache: PostingCache | None) -> tuple[np.ndarray, np.ndarray]:
-    """(document numbers, term frequencies) of one term of the `t` field in one segment."""
-    key = (reader.segment().segment_id(), text)
+def term_postings(reader, text: str, cache: PostingCache | None,
+                  fieldname: str = FIELD) -> tuple[np.ndarray, np.ndarray]:
+    """(document numbers, term frequencies) of one term in one segment."""
+    key = (reader.segment().segment_id(), fieldname, text)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
             return hit
     try:
-        m = reader.postings(FIELD, text)
+        m = reader.postings(fieldname, text)
     except Exception:  # TermNotFound (and its kin): no documents
         return _EMPTY_IDS, _EMPTY_SCORES
+    if isinstance(m, FilterMatcher):  # a segment with deletions: `alive` drops them later
+        m = m.child
     if isinstance(m, W3LeafMatcher) and not m._byteids:
         ids_parts, w_parts = [], []
         while not m._atend:
@@ -181,7 +185,7 @@ class Evaluator:
                 idf = np.log(self.n_all / (df + 1)) + 1
                 s = idf * (tf * (self.K1 + 1)) / (tf + self.norm()[ids])
                 return ids, (s * q.boost).astype(np.float32)
-            ids = self._existence(q.fieldname, q.text)
+            ids, _ = term_postings(self.reader, q.text, self.cache, q.fieldname)
             return ids, np.zeros(len(ids), dtype=np.float32)
         if q is Q.NullQuery or isinstance(q, Q.NullQuery.__class__):
             return _EMPTY_IDS, _EMPTY_SCORES
@@ -213,13 +217,6 @@ class Evaluator:
                 scores = scores + np.where(hit, osc[pos] if len(oid) else 0, 0).astype(np.float32)
             return ids, scores
         raise Unsupported(type(q).__name__)
-
-    def _existence(self, fieldname: str, text: str) -> np.ndarray:
-        try:
-            m = self.reader.postings(fieldname, text)
-        except Exception:
-            return _EMPTY_IDS
-        return np.fromiter(m.all_ids(), dtype=np.int64)
 
 
 def _scaled(pair: tuple[np.ndarray, np.ndarray], boost: float) -> tuple[np.ndarray, np.ndarray]:
@@ -256,10 +253,10 @@ def _member(ids: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 def alive(reader, ids: np.ndarray) -> np.ndarray:
-    """Drop deleted documents."""
+    """Which of `ids` are not deleted (postings still list deleted documents until a merge)."""
     if not reader.has_deletions() or not len(ids):
         return np.ones(len(ids), dtype=bool)
-    dead = np.fromiter(reader.deleted_docs(), dtype=np.int64)
+    dead = np.fromiter(reader.deleted_docs_set, dtype=np.int64)
     dead.sort()
     return ~_member(ids, dead)
 

@@ -84,6 +84,13 @@ PHRASE_CHUNK = 100
 MAX_QUERY_CHARS = 1000
 SEARCH_SECONDS = 10.0  # a query's time bound (CHATMEM_SEARCH_SECONDS sets another)
 CHECK_EVERY = 1024  # matches collected between two looks at the clock
+# any-word answers ranked in their conversations (questions, mostly)
+CONTEXT_CANDIDATES = 30  # best any-word matches looked at in their chats
+CONTEXT_SPAN = 3  # messages before and after each
+CONTEXT_SHARE = 0.5  # a content word only a neighbour holds counts half
+REPLY_SPAN = 3  # messages after a matching question placed after it
+REPLY_SHARE = 0.9  # each a little below the one before
+REPLY_HOURS = 24
 POSTINGS = PostingCache()  # decoded postings of large terms, shared by every store of the process
 
 
@@ -328,6 +335,7 @@ class Hits:
     mode: str = "all"  # "all" words, or "any" word ranked (the fallback)
     fuzzy: dict[str, list[str]] = field(default_factory=dict)  # word -> the terms tried instead
     highlight: frozenset[str] = frozenset()  # terms to mark in snippets
+    replies: frozenset[str] = frozenset()  # ids shown as the reply to a matching question
 
 
 def _utc_seconds(t: datetime) -> int:
@@ -348,13 +356,14 @@ class _Plan:
     def exists(self, term: str, fieldname: str = "t") -> bool:
         return self.reader.doc_frequency(fieldname, term) > 0
 
-    def word_terms(self, word: str) -> list[Q.Query]:
-        """Term queries for one word token: its exact terms and its stems in every language."""
+    def word_terms(self, word: str, any_word: bool = False) -> list[Q.Query]:
+        """Term queries for one word token: its exact terms and its stems in every language.
+        CJK: every character pair (any of them, ranked, for `any_word`)."""
         out: list[Q.Query] = []
         for tok in tokens(word):
             if tok.key is None:  # CJK: every character pair
-                out.append(Q.And([Q.Term("t", b) for b in tok.terms]) if len(tok.terms) > 1
-                           else Q.Term("t", tok.terms[0]))
+                pairs = [Q.Term("t", b) for b in tok.terms]
+                out.append(pairs[0] if len(pairs) == 1 else Q.Or(pairs) if any_word else Q.And(pairs))
                 self.highlight.update(tok.terms)
                 continue
             key = tok.key
@@ -425,8 +434,8 @@ class _Plan:
                 terms = self.prefix_terms(node.text)
                 self.highlight.update(terms)
                 return Q.Or([Q.Term("t", t) for t in terms]) if terms else Q.NullQuery
-            parts = self.word_terms(node.text)
-            return parts[0] if len(parts) == 1 else Q.And(parts)
+            parts = self.word_terms(node.text, any_word)
+            return parts[0] if len(parts) == 1 else Q.Or(parts) if any_word else Q.And(parts)
         if isinstance(node, Phrase):
             keys = phrase_keys(node.text)
             if len(keys) == 1:
@@ -449,7 +458,7 @@ class _Plan:
             content = [c for c in pos if not (isinstance(c, Word) and is_function_word(fold(c.text)))]
             light = [c for c in pos if c not in content]
             core = content or light
-            q = Q.Or([self.build(c) for c in core])
+            q = Q.Or([self.build(c, any_word) for c in core])
             if content and light:
                 q = Q.AndMaybe(q, Q.Or([self.build(c) for c in light], boost=FUNCTION_BOOST))
         else:
@@ -545,23 +554,117 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         top, total = _collect(store, searcher, query, check,
                               max(need, PHRASE_CHECK_LIMIT) if plan.phrases else need, sort)
         mode = "all"
-        if (parsed.plain and total < HANDFUL and isinstance(parsed.root, Group)
-                and parsed.root.op == "and" and len(parsed.root.children) > 1):
+        in_conversation: list[tuple[str, float]] | None = None
+        replies: frozenset[str] = frozenset()
+        if parsed.plain and total < HANDFUL and _loosens(parsed.root):
             anyq = plan.build(parsed.root, any_word=True)
             anyq = Q.And([anyq, keys]) if keys is not None else anyq
             anyq = _scoped(store, anyq, flt.readable_chats)
-            a_top, a_total = _collect(store, searcher, anyq, check, need, sort)
+            in_chat = keys is None and check is None and sort == "relevance"
+            a_top, a_total = _collect(store, searcher, anyq, check,
+                                      max(need, CONTEXT_CANDIDATES) if in_chat else need, sort)
             if a_total > total:
                 top, total, mode = a_top, a_total, "any"
+                if in_chat:
+                    ranked = [(searcher.stored_fields(d)["id"], s) for d, s in top]
+                    in_conversation, replies = _in_conversation(
+                        store, _content_words(parsed.root, plan.languages), ranked)
+                    total += len(replies)
         exact = True
-        if plan.phrases:
+        if in_conversation is not None:
+            ids_scores = in_conversation
+        elif plan.phrases:
             ids_scores, total, exact = _check_phrases(store, searcher, plan.phrases, top, total, need)
         else:
             ids_scores = [(searcher.stored_fields(d)["id"], s) for d, s in top]
     page = ids_scores[offset:offset + limit]
     return Hits(ids=[i for i, _ in page], scores=[s for _, s in page], total=total,
                 total_exact=exact, mode=mode, fuzzy=plan.fuzzy,
-                highlight=frozenset(plan.highlight))
+                highlight=frozenset(plan.highlight), replies=replies & frozenset(i for i, _ in page))
+
+
+def _loosens(root) -> bool:
+    """Has the query several words (or CJK character pairs) that any-word matching can rank?"""
+    if isinstance(root, Group):
+        return root.op == "and" and len(root.children) > 1
+    if isinstance(root, Word) and not root.prefix:
+        toks = list(tokens(root.text))
+        return len(toks) > 1 or any(t.key is None and len(t.terms) > 1 for t in toks)
+    return False
+
+
+def _content_words(root, languages: list[str]) -> list[set[str]]:
+    """Each content word of a plain query as the set of its forms (folded, stems unmarked)."""
+    words = [c for c in (root.children if isinstance(root, Group) else [root]) if isinstance(c, Word)]
+    out = []
+    for w in words:
+        for tok in tokens(w.text):
+            if tok.key is None or is_function_word(tok.key):
+                continue
+            forms = {t.lstrip(STEM_MARK) for t in tok.terms}
+            low = w.text.lower()
+            if low.isalpha() and len(low) >= 3:
+                forms.update(fold(_stemmer(lang)(low)) for lang in languages)
+            out.append(forms)
+    return out
+
+
+def _in_conversation(store: Store, words: list[set[str]],
+                     ranked: list[tuple[str, float]]) -> tuple[list[tuple[str, float]], frozenset[str]]:
+    """Any-word matches ranked in their conversations. A message counts the content words it
+    (or its sender's name) holds, and half of those only its neighbours hold (the CONTEXT_SPAN messages before and
+    after it in its chat): more words first, then the score. The messages that follow a
+    matching question in its chat, or a message holding every content word (REPLY_SPAN at
+    most, within REPLY_HOURS), are placed right after it: in a chat the answer is the reply. Returns the ranking and the replies added
+    (messages that hold none of the words)."""
+    from sqlalchemy import and_, or_, select
+
+    from .models import Message
+
+    if not words or not ranked:
+        return ranked, frozenset()
+    mt = Message.__table__
+    langs = store.index.languages()
+    keys: dict[str, tuple[float, float]] = {}
+    matched = {i for i, _ in ranked}
+    with store.read() as conn:
+        rows = {r.id: r for r in conn.execute(
+            select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text)
+            .where(mt.c.id.in_(list(matched))))}
+        for mid, score in ranked:
+            r = rows.get(mid)
+            if r is None:
+                keys[mid] = max(keys.get(mid, (0.0, 0.0)), (0.0, score))
+                continue
+            same = mt.c.chat_id == r.chat_id
+            after = or_(mt.c.sent_at > r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal > r.ordinal))
+            before = or_(mt.c.sent_at < r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal < r.ordinal))
+            cols = (mt.c.id, mt.c.sent_at, mt.c.text)
+            nxt = conn.execute(select(*cols).where(same, after).order_by(mt.c.sent_at, mt.c.ordinal)
+                               .limit(CONTEXT_SPAN)).all()
+            prev = conn.execute(select(*cols).where(same, before)
+                                .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN)).all()
+            lang = langs.get(r.chat_id, "en")
+            own = _covered(f"{r.text or ''} {r.sender or ''}", words, lang)  # "what did Marco buy"
+            around = own | _covered(" ".join(x.text or "" for x in [*prev, *nxt]), words, lang)
+            key = (len(own) + CONTEXT_SHARE * len(around - own), score)
+            keys[mid] = max(keys.get(mid, key), key)
+            if own and ("?" in (r.text or "") or len(own) == len(words) > 1):
+                share = 1.0
+                for x in nxt[:REPLY_SPAN]:
+                    if (x.sent_at - r.sent_at).total_seconds() > REPLY_HOURS * 3600:
+                        break
+                    share *= REPLY_SHARE
+                    reply = (key[0], score * share)
+                    keys[x.id] = max(keys.get(x.id, reply), reply)
+    order = sorted(keys.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))
+    return [(i, k[1]) for i, k in order], frozenset(set(keys) - matched)
+
+
+def _covered(text: str, words: list[set[str]], lang: str) -> set[int]:
+    """Which of the content words (by index) `text` holds, in any form."""
+    terms = {t.lstrip(STEM_MARK) for tok in tokens(text, lang) for t in tok.terms}
+    return {i for i, forms in enumerate(words) if not forms.isdisjoint(terms)}
 
 
 class _Nothing(Exception):

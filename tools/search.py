@@ -138,6 +138,9 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
 
     hits = search(store, parsed, flt, limit=limit, offset=offset, sort=sort)
     results = _load_results(store, seat, list(zip(hits.ids, hits.scores)), hits.highlight)
+    for hit in results:
+        if hit["id"] in hits.replies:
+            hit["found_as"] = "reply"
     out: SearchResult = {
         "results": results,
         "total": hits.total,

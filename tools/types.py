@@ -58,6 +58,8 @@ class SearchHit(MessageRecord):
     score: float
     snippet: str
     legs: NotRequired[list[Leg]]  # semantic / hybrid mode: who found it
+    # any-word mode: shown as the reply to a matching question in its chat (holds none of the words)
+    found_as: NotRequired[Literal["reply"]]
 
 
 @with_config(STRICT)
