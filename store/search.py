@@ -981,8 +981,9 @@ def _texts(store: Store, ids: list[str]) -> dict[str, str]:
             chunk = ids[i:i + 500]
             for r in conn.execute(select(mt.c.id, mt.c.text).where(mt.c.id.in_(chunk))):
                 out[r.id] = r.text or ""
-            for a in conn.execute(select(at.c.message_id, at.c.name).where(at.c.message_id.in_(chunk))):
-                out[a.message_id] = out.get(a.message_id, "") + " " + (a.name or "")
+            for a in conn.execute(select(at.c.message_id, at.c.name, at.c.text).where(at.c.message_id.in_(chunk))):
+                # as the index reads it: the name, then what the source said of the file
+                out[a.message_id] = " ".join([out.get(a.message_id, ""), a.name or "", a.text or ""])
             for c in conn.execute(select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(chunk))):
                 out[c.id] = " ".join(x for x in (c.summary, c.transcript) if x)
     return out
