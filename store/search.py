@@ -46,6 +46,7 @@ from chatmem.records import KINDS
 
 from .analysis import (
     LANGUAGES,
+    QUESTION_WORDS,
     STEM_MARK,
     _stemmer,
     fold,
@@ -88,6 +89,7 @@ CHECK_EVERY = 1024  # matches collected between two looks at the clock
 CONTEXT_CANDIDATES = 30  # best any-word matches looked at in their chats
 CONTEXT_SPAN = 3  # messages before and after each
 CONTEXT_SHARE = 0.5  # a content word only a neighbour holds counts half
+NEIGHBOUR_SHARE = 0.9  # a neighbour holding words of its own: ranked with its match's context
 REPLY_SPAN = 3  # messages after a matching question placed after it
 REPLY_SHARE = 0.9  # each a little below the one before
 REPLY_HOURS = 24
@@ -122,6 +124,7 @@ class ParsedQuery:
     root: Any | None  # Word, Phrase, Group, Not; None when only operators were given
     operators: list[tuple[str, str]] = field(default_factory=list)
     plain: bool = True  # only words (no quotes, OR, exclusions, prefixes): may fall back to any-word
+    question: bool = False  # ends with a question mark or starts with a question word
 
     @property
     def words(self) -> list[str]:
@@ -181,7 +184,9 @@ def parse_query(text: str) -> ParsedQuery:
         raise QueryError(f"the query {text!r} has no words to search for")
     if root is not None and _only_negative(root):
         raise QueryError(f"the query {text!r} only excludes words; add at least one word to find")
-    return ParsedQuery(root, operators, plain=not parser.syntax)
+    first = next(iter(tokens(text)), None)
+    question = text.rstrip().endswith(("?", "？")) or (first is not None and first.key in QUESTION_WORDS)
+    return ParsedQuery(root, operators, plain=not parser.syntax, question=question)
 
 
 class _Parser:
@@ -568,7 +573,7 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
                 if in_chat:
                     ranked = [(searcher.stored_fields(d)["id"], s) for d, s in top]
                     in_conversation, replies = _in_conversation(
-                        store, _content_words(parsed.root, plan.languages), ranked)
+                        store, _content_words(parsed.root, plan.languages), ranked, parsed.question)
                     total += len(replies)
         exact = True
         if in_conversation is not None:
@@ -609,13 +614,15 @@ def _content_words(root, languages: list[str]) -> list[set[str]]:
     return out
 
 
-def _in_conversation(store: Store, words: list[set[str]],
-                     ranked: list[tuple[str, float]]) -> tuple[list[tuple[str, float]], frozenset[str]]:
+def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str, float]],
+                     question: bool) -> tuple[list[tuple[str, float]], frozenset[str]]:
     """Any-word matches ranked in their conversations. A message counts the content words it
     (or its sender's name) holds, and half of those only its neighbours hold (the CONTEXT_SPAN messages before and
     after it in its chat): more words first, then the score. The messages that follow a
-    matching question in its chat, or a message holding every content word (REPLY_SPAN at
-    most, within REPLY_HOURS), are placed right after it: in a chat the answer is the reply. Returns the ranking and the replies added
+    matching question in its chat, or a message holding all content words but one at most
+    (REPLY_SPAN at most, within REPLY_HOURS), are placed right after it: in a chat the answer
+    is the reply (when the query is a question itself). Neighbours holding content words of
+    their own are ranked the same way. Returns the ranking and the replies added
     (messages that hold none of the words)."""
     from sqlalchemy import and_, or_, select
 
@@ -627,6 +634,7 @@ def _in_conversation(store: Store, words: list[set[str]],
     langs = store.index.languages()
     keys: dict[str, tuple[float, float]] = {}
     matched = {i for i, _ in ranked}
+    replies: set[str] = set()
     with store.read() as conn:
         rows = {r.id: r for r in conn.execute(
             select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text)
@@ -639,26 +647,37 @@ def _in_conversation(store: Store, words: list[set[str]],
             same = mt.c.chat_id == r.chat_id
             after = or_(mt.c.sent_at > r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal > r.ordinal))
             before = or_(mt.c.sent_at < r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal < r.ordinal))
-            cols = (mt.c.id, mt.c.sent_at, mt.c.text)
+            cols = (mt.c.id, mt.c.sent_at, mt.c.text, mt.c.sender)
             nxt = conn.execute(select(*cols).where(same, after).order_by(mt.c.sent_at, mt.c.ordinal)
                                .limit(CONTEXT_SPAN)).all()
             prev = conn.execute(select(*cols).where(same, before)
                                 .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN)).all()
             lang = langs.get(r.chat_id, "en")
             own = _covered(f"{r.text or ''} {r.sender or ''}", words, lang)  # "what did Marco buy"
-            around = own | _covered(" ".join(x.text or "" for x in [*prev, *nxt]), words, lang)
+            near = {x.id: (_covered(x.text or "", words, lang), x) for x in [*prev, *nxt]}
+            around = own.union(*(c for c, _ in near.values()))
+
+            def put(i: str, key: tuple[float, float]) -> None:
+                keys[i] = max(keys.get(i, key), key)
+
             key = (len(own) + CONTEXT_SHARE * len(around - own), score)
-            keys[mid] = max(keys.get(mid, key), key)
-            if own and ("?" in (r.text or "") or len(own) == len(words) > 1):
+            put(mid, key)
+            # neighbours holding words of their own are ranked with the same context
+            for i, (held, x) in near.items():
+                if held:
+                    by = held | _covered(x.sender or "", words, lang)
+                    put(i, (len(by) + CONTEXT_SHARE * len(around - by), score * NEIGHBOUR_SHARE))
+            if question and own and ("?" in (r.text or "") or len(own) >= max(2, len(words) - 1)):
                 share = 1.0
                 for x in nxt[:REPLY_SPAN]:
                     if (x.sent_at - r.sent_at).total_seconds() > REPLY_HOURS * 3600:
                         break
                     share *= REPLY_SHARE
-                    reply = (key[0], score * share)
-                    keys[x.id] = max(keys.get(x.id, reply), reply)
+                    if not near[x.id][0]:
+                        replies.add(x.id)
+                    put(x.id, (key[0], score * share))
     order = sorted(keys.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))
-    return [(i, k[1]) for i, k in order], frozenset(set(keys) - matched)
+    return [(i, k[1]) for i, k in order], frozenset(replies - matched)
 
 
 def _covered(text: str, words: list[set[str]], lang: str) -> set[int]:

@@ -201,3 +201,29 @@ def test_unknown_operator_values_are_named(store, query):
 def test_a_prefix_is_bounded_and_highlighted(store):
     r = find(store, "mara*")
     assert r["total"] == 1 and "**marathon**" in r["results"][0]["snippet"]
+
+
+@pytest.mark.parametrize("query", [
+    "coffee", "coffee weather", "coffee OR tea", "coffee -weather", "cof*", '"the new coffee-shop"',
+    "when is the dentist appointment", "running", "end-to-end",
+])
+@pytest.mark.parametrize("sort", ["relevance", "newest", "oldest"])
+def test_posting_arrays_find_what_whoosh_matchers_find(store, query, sort):
+    """The array evaluation (store/postings.py) gives the totals and the order that Whoosh's own
+    matchers give, document by document, on the same index; with a filter on the columns too."""
+    from datetime import datetime
+
+    from chatmem.store import search as S
+
+    parsed = S.parse_query(query)
+    for flt in (S.SearchFilter(), S.SearchFilter(since=datetime(2024, 1, 1), platforms=["whatsapp"])):
+        with store.index.reading() as searcher:
+            plan = S._Plan(searcher.reader(), store.index.languages().values())
+            keys, check = S._filter_parts(store, flt)
+            q = plan.build(parsed.root, any_word=not parsed.plain)
+            q = S.Q.And([q, keys]) if keys is not None else q
+            arrays = S._collect_arrays(store, searcher, q.normalize(), check, 50, sort)
+            matchers = S._collect_matchers(store, searcher, q.normalize(), check, 50, sort)
+        assert arrays[1] == matchers[1]  # the exact total
+        assert [d for d, _ in arrays[0]] == [d for d, _ in matchers[0]]
+        assert [round(s, 3) for _, s in arrays[0]] == [round(s, 3) for _, s in matchers[0]]
