@@ -86,7 +86,7 @@ MAX_QUERY_CHARS = 1000
 SEARCH_SECONDS = 10.0  # a query's time bound (CHATMEM_SEARCH_SECONDS sets another)
 CHECK_EVERY = 1024  # matches collected between two looks at the clock
 # any-word answers ranked in their conversations (questions, mostly)
-CONTEXT_CANDIDATES = 30  # best any-word matches looked at in their chats
+CONTEXT_CANDIDATES = 20  # best any-word matches looked at in their chats
 CONTEXT_SPAN = 3  # messages before and after each
 CONTEXT_SHARE = 0.5  # a content word only a neighbour holds counts half
 NEIGHBOUR_SHARE = 0.9  # a neighbour holding words of its own: ranked with its match's context
@@ -624,7 +624,7 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
     is the reply (when the query is a question itself). Neighbours holding content words of
     their own are ranked the same way. Returns the ranking and the replies added
     (messages that hold none of the words)."""
-    from sqlalchemy import and_, or_, select
+    from sqlalchemy import bindparam, or_, select
 
     from .models import Message
 
@@ -635,6 +635,26 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
     keys: dict[str, tuple[float, float]] = {}
     matched = {i for i, _ in ranked}
     replies: set[str] = set()
+    # the neighbours along the (chat, time, ordinal) index: the range on the time, the
+    # ordinal only to break ties (an OR in the range made SQLite walk the whole chat)
+    cols = (mt.c.id, mt.c.sent_at, mt.c.text, mt.c.sender)
+    chat, at, ordinal = bindparam("chat"), bindparam("at"), bindparam("ordinal")
+    after = (select(*cols).where(mt.c.chat_id == chat, mt.c.sent_at >= at,
+                                 or_(mt.c.sent_at > at, mt.c.ordinal > ordinal))
+             .order_by(mt.c.sent_at, mt.c.ordinal).limit(CONTEXT_SPAN))
+    before = (select(*cols).where(mt.c.chat_id == chat, mt.c.sent_at <= at,
+                                  or_(mt.c.sent_at < at, mt.c.ordinal < ordinal))
+              .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN))
+    seen: dict[tuple[str, str], set[int]] = {}
+    # a text without the first letters of any form of any word holds none (C speed)
+    starts = re.compile("|".join(sorted({re.escape(f[:3]) for forms in words for f in forms if f})))
+
+    def covered(mid: str, text: str, lang: str) -> set[int]:
+        got = seen.get((mid, lang))
+        if got is None:
+            got = seen[(mid, lang)] = _covered(text, words, lang) if starts.search(fold(text)) else set()
+        return got
+
     with store.read() as conn:
         rows = {r.id: r for r in conn.execute(
             select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text)
@@ -644,17 +664,12 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
             if r is None:
                 keys[mid] = max(keys.get(mid, (0.0, 0.0)), (0.0, score))
                 continue
-            same = mt.c.chat_id == r.chat_id
-            after = or_(mt.c.sent_at > r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal > r.ordinal))
-            before = or_(mt.c.sent_at < r.sent_at, and_(mt.c.sent_at == r.sent_at, mt.c.ordinal < r.ordinal))
-            cols = (mt.c.id, mt.c.sent_at, mt.c.text, mt.c.sender)
-            nxt = conn.execute(select(*cols).where(same, after).order_by(mt.c.sent_at, mt.c.ordinal)
-                               .limit(CONTEXT_SPAN)).all()
-            prev = conn.execute(select(*cols).where(same, before)
-                                .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN)).all()
+            args = {"chat": r.chat_id, "at": r.sent_at, "ordinal": r.ordinal}
+            nxt = conn.execute(after, args).all()
+            prev = conn.execute(before, args).all()
             lang = langs.get(r.chat_id, "en")
-            own = _covered(f"{r.text or ''} {r.sender or ''}", words, lang)  # "what did Marco buy"
-            near = {x.id: (_covered(x.text or "", words, lang), x) for x in [*prev, *nxt]}
+            own = covered(mid, f"{r.text or ''} {r.sender or ''}", lang)  # "what did Marco buy"
+            near = {x.id: (covered(x.id, x.text or "", lang), x) for x in [*prev, *nxt]}
             around = own.union(*(c for c, _ in near.values()))
 
             def put(i: str, key: tuple[float, float]) -> None:
@@ -665,7 +680,7 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
             # neighbours holding words of their own are ranked with the same context
             for i, (held, x) in near.items():
                 if held:
-                    by = held | _covered(x.sender or "", words, lang)
+                    by = held | covered("sender:" + (x.sender or ""), x.sender or "", lang)
                     put(i, (len(by) + CONTEXT_SHARE * len(around - by), score * NEIGHBOUR_SHARE))
             if question and own and ("?" in (r.text or "") or len(own) >= max(2, len(words) - 1)):
                 share = 1.0
