@@ -216,7 +216,7 @@ def bench(size: str, repeat: int, seed: int) -> dict[str, Any]:
             cpus.append(c)
             totals.append(res["total"])
             estimates += bool(res.get("total_is_estimate"))
-            modes[res.get("match_mode", "")] = modes.get(res.get("match_mode", ""), 0) + 1
+            modes[res.get("matching", "")] = modes.get(res.get("matching", ""), 0) + 1
             w, c, r = timed(ref_search, rconn, **theirs)
             rwalls.append(w)
             rcpus.append(c)
