@@ -99,7 +99,7 @@ def _load_lengths(reader) -> np.ndarray:
     cr = (perdoc._cached_reader(f"_{FIELD}_len", LENGTHS_COLUMN)
           if perdoc is not None and hasattr(perdoc, "_cached_reader") else None)
     inner = getattr(cr, "_dbfile", None)
-    if inner is not None and getattr(cr, "_fixedlen", 0) == 1:
+    if cr is not None and inner is not None and getattr(cr, "_fixedlen", 0) == 1:
         raw = np.frombuffer(bytes(inner.get(cr._basepos, cr._count)), dtype=np.uint8)
     if raw is None or len(raw) < n:
         raw = np.array([_length_byte(reader, d) for d in range(n)], dtype=np.uint8)

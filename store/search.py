@@ -638,7 +638,9 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
     # the neighbours along the (chat, time, ordinal) index: the range on the time, the
     # ordinal only to break ties (an OR in the range made SQLite walk the whole chat)
     cols = (mt.c.id, mt.c.sent_at, mt.c.text, mt.c.sender)
-    chat, at, ordinal = bindparam("chat"), bindparam("at"), bindparam("ordinal")
+    chat: Any = bindparam("chat")
+    at: Any = bindparam("at")
+    ordinal: Any = bindparam("ordinal")
     after = (select(*cols).where(mt.c.chat_id == chat, mt.c.sent_at >= at,
                                  or_(mt.c.sent_at > at, mt.c.ordinal > ordinal))
              .order_by(mt.c.sent_at, mt.c.ordinal).limit(CONTEXT_SPAN))
@@ -871,6 +873,7 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
         if check is not None or not scored:
             ts = column_array(store.index.column(reader, "ts"))
         if check is not None:
+            assert ts is not None
             meta = column_array(store.index.column(reader, "meta"))
             keep &= check.mask(meta[ids], ts[ids])
         if not keep.all():
@@ -882,6 +885,7 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
             key = scores.astype(np.float64)
             order_ids = ids  # ties: the earlier document first
         else:
+            assert ts is not None
             key = (ts[ids].astype(np.float64) * (1 if sort == "newest" else -1))
             order_ids = -ids  # ties: the later document first
         if len(ids) > need:
