@@ -8,7 +8,10 @@ Chromium with Playwright:
 - first paint: from navigating to the page (cookie already set) to the chat list shown;
 - search end to end: from pressing Enter in the search box to the hits shown, for words
   sampled from the archive's vocabulary across its frequency range;
-- pictures: from opening the Pictures tab to the first chart drawn.
+- pictures: from opening the Pictures tab to the first chart drawn (the server counts once at
+  start and keeps the counts until the store changes); `pictures_first_ms` is the first visit
+  right after the server started (its counting may still be under way), and `counts_ms` the
+  counting itself (archive_activity, in this process, on a store nothing else reads).
 Prints p50/p95/max in milliseconds and writes benchmarks/results/web-<size>.json.
 """
 
@@ -61,6 +64,22 @@ def words_for(page, rng: random.Random, n: int) -> list[str]:
     return [rng.choice(words) for _ in range(n)] if words else ["hello"] * n
 
 
+def count_directly(home: Path, config: Path, runs: int = 3) -> list[float]:
+    """archive_activity's own time: what a visit costs when the counts are not kept."""
+    from chatmem.config import load_config
+    from chatmem.store import Store
+    from chatmem.tools.activity import archive_activity
+
+    cfg = load_config(config)
+    store = Store.open(home, cfg)
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        archive_activity(store, cfg.seat(None))
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", default="100k")
@@ -76,13 +95,17 @@ def main(argv: list[str] | None = None) -> None:
         assert proc.stderr is not None
         url = re.search(r"open (http://\S+)", proc.stderr.readline()).group(1)  # type: ignore[union-attr]
         base = url.split("?")[0]
-        paint, search, pictures = [], [], []
+        paint, search, pictures, first = [], [], [], []
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                                         args=CHROMIUM_ARGS)
             page = browser.new_page()
             page.goto(url)
             page.wait_for_selector("#chat-list li")
+            t0 = time.perf_counter()
+            page.evaluate("location.hash = '#/pictures'")
+            page.wait_for_selector("#chart-months .point", state="attached", timeout=120000)
+            first.append((time.perf_counter() - t0) * 1000)
             words = words_for(page, random.Random(7), args.runs)
             for i in range(args.runs):
                 t0 = time.perf_counter()
@@ -106,7 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         proc.terminate()
         proc.wait(timeout=10)
     result = {"size": args.size, "runs": args.runs, "first_paint_ms": stats(paint),
-              "search_ms": stats(search), "pictures_ms": stats(pictures)}
+              "search_ms": stats(search), "pictures_ms": stats(pictures),
+              "pictures_first_ms": stats(first), "counts_ms": stats(count_directly(home, config))}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"web-{args.size}.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

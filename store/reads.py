@@ -413,3 +413,11 @@ class Reader:
         rt = m.ImportRun.__table__
         return self.conn.execute(select(rt.c.id, rt.c.path, rt.c.platform, rt.c.finished_at, rt.c.status)
                                  .order_by(rt.c.id.desc()).limit(limit)).all()
+
+    def data_version(self) -> tuple[int, int]:
+        """Changes whenever messages are added, changed, renamed or forgotten (the ingest
+        sequence and the message count): what a long-running face keys a cache of aggregates on."""
+        from .db import current_seq
+
+        return current_seq(self.conn), int(self.conn.execute(
+            select(func.count()).select_from(_mt)).scalar_one())

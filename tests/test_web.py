@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 from starlette.testclient import TestClient
-from tool_helpers import CONFIG, loaded  # noqa: F401  (a pytest fixture)
+from tool_helpers import CONFIG, fresh, loaded  # noqa: F401  (pytest fixtures)
 
 from chatmem.config import load_config
 from chatmem.tools.activity import archive_activity
 from chatmem.tools.stats import store_stats
-from chatmem.tools.web.server import COOKIE, Keys, build_app
+from chatmem.tools.web.server import COOKIE, Cache, Keys, build_app
 
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
@@ -166,3 +166,47 @@ def test_secrets_are_masked_for_a_seat_that_may_not_see_them(owner_page, loaded,
     changed = [i for i in seat_text if seat_text[i] != owner_text.get(i)]
     assert changed, "some verification code in the fixtures is masked for the notebook seat"
     assert all("masked" in seat_text[i] for i in changed)
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "America/St_Johns", "Australia/Lord_Howe",
+                                  "Asia/Kolkata", "America/Sao_Paulo", "UTC"])
+def test_the_pictures_clock_is_the_time_zone_s_own(zone):
+    """Hours are turned into local months, weekdays and hours by a table of the zone's offset
+    changes: the same answer as converting each hour, across DST and half-hour zones."""
+    import random
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    from chatmem.tools.activity import LocalClock
+
+    tz = ZoneInfo(zone)
+    first, last = 30 * 365 * 24, 56 * 365 * 24  # 2000 to 2026, in hours since 1970
+    clock = LocalClock(tz, first, last)
+    rng = random.Random(zone)
+    hours = [rng.randrange(first, last) for _ in range(3000)]
+    # and every hour around each change of offset (DST starts and ends)
+    changes = [s // 3600 for s in clock.starts[1:]]
+    hours += [h + d for h in changes for d in (-2, -1, 0, 1, 2) if first <= h + d <= last]
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    for h in hours:
+        local = (epoch + timedelta(hours=h)).astimezone(tz)
+        assert clock(h) == (local.strftime("%Y-%m"), local.weekday(), local.hour), (zone, h)
+    if zone not in ("UTC", "Asia/Kolkata"):
+        assert len(changes) > 20  # it did find the offset changes
+
+
+def test_the_pictures_are_counted_again_when_the_store_changes(fresh, config, tmp_path):  # noqa: F811
+    import json
+
+    from chatmem.importers import find_sources
+
+    cache, seat = Cache(fresh), config.seat(None)
+    before = cache.call("activity", seat, {})
+    assert cache.call("activity", seat, {}) is before  # kept while nothing changed
+    new = tmp_path / "one-more.jsonl"
+    new.write_text(json.dumps({"platform": "whatsapp", "chat": "Lena Vogel", "sender": "Lena Vogel",
+                               "timestamp": "2031-05-04T12:00:00+02:00", "text": "one more"}) + "\n")
+    fresh.import_sources(find_sources(new, "jsonl"))
+    after = cache.call("activity", seat, {})
+    assert after["total"] == before["total"] + 1 and after["months"][-1] == "2031-05"
+    assert after == archive_activity(fresh, seat)

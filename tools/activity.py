@@ -4,8 +4,9 @@ last message with each person. Times are the owner's local time; a seat sees onl
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from typing_extensions import TypedDict
 
@@ -63,6 +64,48 @@ def _month_range(first: str, last: str) -> list[str]:
     return out
 
 
+class LocalClock:
+    """UTC hours (since the epoch) as the owner's local month, weekday and hour. The zone's
+    offset changes are found once for the span asked (a day at a time, then to the second), so
+    each of tens of thousands of hours costs a lookup, not a time-zone conversion."""
+
+    def __init__(self, tz: tzinfo, first_hour: int, last_hour: int):
+        start = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(hours=first_hour - 24)
+        days = (last_hour - first_hour) // 24 + 3
+
+        def offset(t: datetime) -> int:
+            off = t.astimezone(tz).utcoffset()
+            return int(off.total_seconds()) if off is not None else 0
+
+        self.starts: list[int] = [int(start.timestamp())]
+        self.offsets: list[int] = [offset(start)]
+        for d in range(1, days + 1):
+            t = start + timedelta(days=d)
+            off = offset(t)
+            if off == self.offsets[-1]:
+                continue
+            lo, hi = int(t.timestamp()) - 86400, int(t.timestamp())  # offset(lo) is the old one
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if offset(datetime.fromtimestamp(mid, timezone.utc)) == self.offsets[-1]:
+                    lo = mid
+                else:
+                    hi = mid
+            self.starts.append(hi)
+            self.offsets.append(off)
+        self.months: dict[int, str] = {}
+
+    def __call__(self, hour: int) -> tuple[str, int, int]:
+        """(local 'YYYY-MM', weekday with Monday 0, local hour) of a UTC hour."""
+        seconds = hour * 3600
+        local = seconds + self.offsets[max(0, bisect_right(self.starts, seconds) - 1)]
+        day, rest = divmod(local, 86400)
+        month = self.months.get(day)
+        if month is None:
+            month = self.months[day] = (date(1970, 1, 1) + timedelta(days=day)).strftime("%Y-%m")
+        return month, (day + 3) % 7, rest // 3600
+
+
 def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
     """Counts behind the archive's pictures, for the chats `seat` may read."""
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 50:
@@ -72,17 +115,17 @@ def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
     heat = [[0] * 24 for _ in range(7)]
     total = 0
 
-    def local(hour: datetime) -> datetime:
-        return hour.replace(tzinfo=timezone.utc).astimezone(tz)
-
     with store.reader() as r:
         conn = r.conn
         visible = r.readable_chat_ids(seat)
         names = r.names()
-        for row in messages_per_hour(conn, visible):
-            when = local(row.hour)
-            per_month[when.strftime("%Y-%m")][row.platform] += row.count
-            heat[when.weekday()][when.hour] += row.count
+        hours = list(messages_per_hour(conn, visible))
+        clock = LocalClock(tz, min((h.hour for h in hours), default=0),
+                           max((h.hour for h in hours), default=0))
+        for row in hours:
+            month, weekday, hour = clock(row.hour)
+            per_month[month][row.platform] += row.count
+            heat[weekday][hour] += row.count
             total += row.count
         spans = sorted(person_spans(conn, visible), key=lambda s: (s.first, s.person_id))
         per_year: dict[int, Counter[str]] = defaultdict(Counter)
@@ -93,7 +136,7 @@ def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
         leaders = [pid for pid, _ in overall.most_common(top)]
         person_month: dict[str, Counter[str]] = defaultdict(Counter)
         for pid, row in person_messages_per_hour(conn, visible, leaders):
-            person_month[pid][local(row.hour).strftime("%Y-%m")] += row.count
+            person_month[pid][clock(row.hour)[0]] += row.count
 
         def name(pid: str) -> str:
             return names[pid] if pid in names else pid

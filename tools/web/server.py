@@ -130,7 +130,48 @@ def _allowed_hosts(host: str, port: int) -> set[str]:
     return out
 
 
-def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) -> Starlette:
+class Cache:
+    """Reads that aggregate the whole archive (the pictures), kept per seat and arguments until
+    the store changes: the counts take a second per 100k messages, their answer a lookup."""
+
+    CACHED = frozenset({"activity"})
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.kept: dict[tuple[str, str, tuple], tuple[tuple[int, int], Any]] = {}
+        self.lock = threading.Lock()
+
+    def version(self) -> tuple[int, int]:
+        with self.store.reader() as r:
+            return r.data_version()
+
+    def call(self, name: str, seat: Seat, args: dict[str, Any]) -> Any:
+        fn = _tool(name)
+        if name not in self.CACHED:
+            return fn(self.store, seat, **args)
+        key = (name, seat.name, tuple(sorted(args.items())))
+        version = self.version()
+        kept = self.kept.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        result = fn(self.store, seat, **args)
+        with self.lock:
+            self.kept[key] = (version, result)
+        return result
+
+    def warm(self, seats: list[Seat]) -> None:
+        """Count in the background at start, so the first visit to the pictures is quick."""
+        def work() -> None:
+            for seat in seats:
+                try:
+                    self.call("activity", seat, {})
+                except Exception:  # noqa: BLE001 - a visit will count again and say what is wrong
+                    log.debug("warming the pictures failed", exc_info=True)
+        threading.Thread(target=work, name="chatmem-web-warm", daemon=True).start()
+
+
+def build_app(store: Store, config: Config, keys: Keys, host: str, port: int,
+              cache: Cache | None = None) -> Starlette:
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -142,7 +183,8 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) ->
     hosts = _allowed_hosts(host, port)
     loopback = host in LOOPBACK
     origins = {f"http://{h}" for h in hosts}
-    lock = threading.Lock()
+    catching_up = threading.Lock()  # one request at a time catches the index up
+    cache = cache or Cache(store)
 
     class Guard:
         """Host and Origin checks, GET only, and the security headers on every answer."""
@@ -177,7 +219,9 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) ->
             async def secured(message: MutableMapping[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     raw = list(message.get("headers", []))
-                    raw += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                    have = {k.lower() for k, _ in raw}
+                    raw += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()
+                            if k.encode() not in have]
                     message = {**message, "headers": raw}
                 await send(message)
 
@@ -221,7 +265,10 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) ->
                 return PlainTextResponse("pictures need the web extra: pip install 'chatmem[web]'",
                                          status_code=404)
             path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-            return Response(path.read_bytes(), media_type="text/javascript")
+            # 4.6 MB that changes only when plotly is upgraded: the browser may keep it a day
+            # (and its compiled code with it), so the pictures do not wait for it every visit
+            return Response(path.read_bytes(), media_type="text/javascript",
+                            headers={"cache-control": "private, max-age=86400"})
         if name not in STATIC or name == "index.html":
             return PlainTextResponse("not found", status_code=404)
         return Response(static_file(name), media_type=STATIC[name])
@@ -240,9 +287,14 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int) ->
         fn = _tool(name)
         try:
             args = _arguments(fn, dict(request.query_params))
-            with lock:
-                refresh_for_reads(store)
-                result = fn(store, seat, **args)
+            # reads run in parallel, each on its own connection; while one request sees what
+            # another process imported, the others answer from what is indexed already
+            if catching_up.acquire(blocking=False):
+                try:
+                    refresh_for_reads(store)
+                finally:
+                    catching_up.release()
+            result = cache.call(name, seat, args)
         except NotFound as e:
             return JSONResponse({"error": str(e)}, status_code=404)
         except ChatmemError as e:
@@ -287,7 +339,9 @@ def run(app_ctx: AppContext, host: str, port: int) -> None:
     else:
         print(f"chatmem web: open http://{shown}:{port}/?key=<the token of seat "
               f"{only.name if only else ''}>", file=sys.stderr, flush=True)
-    server = uvicorn.Server(uvicorn.Config(build_app(store, config, keys, host, port),
+    cache = Cache(store)
+    cache.warm([only or config.seat(None)])
+    server = uvicorn.Server(uvicorn.Config(build_app(store, config, keys, host, port, cache),
                                            log_level="warning", access_log=False))
     try:
         server.run(sockets=[sock])

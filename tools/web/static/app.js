@@ -191,21 +191,35 @@ async function picturesView() {
     show(el("h2", {}, `${data.total.toLocaleString()} messages`), months, people, heat, years, spans);
     const cfg = { displaylogo: false, responsive: true };
     const layout = (title, extra = {}) => ({ title: { text: title }, margin: { t: 40, r: 10, b: 40, l: 50 }, ...extra });
-    Plotly.newPlot(months, Object.entries(data.by_platform).map(([p, ys]) => ({ type: "bar", name: p, x: data.months, y: ys })),
+    // the first chart is drawn and shown before the others are built (first paint)
+    const nextFrame = () => new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    await Plotly.newPlot(months, Object.entries(data.by_platform).map(([p, ys]) => ({ type: "bar", name: p, x: data.months, y: ys })),
       layout("Messages per month, by platform", { barmode: "stack" }), cfg);
+    await nextFrame(); if (!months.isConnected) return; // the reader went elsewhere
     Plotly.newPlot(people, Object.entries(data.by_person).map(([name, ys]) => ({ type: "scatter", mode: "lines", name, x: data.months, y: ys })),
       layout("Messages per month, by person"), cfg);
+    await nextFrame(); if (!months.isConnected) return; // the reader went elsewhere
     const hours = [...Array(24).keys()].map(h => `${h}:00`);
     Plotly.newPlot(heat, [{ type: "heatmap", z: data.weekday_hour, x: hours, y: ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], colorscale: "Blues", reversescale: true }],
       layout("When you write: weekday by hour", { yaxis: { autorange: "reversed" } }), cfg);
+    await nextFrame(); if (!months.isConnected) return; // the reader went elsewhere
     const names = [...new Set(data.top_people_per_year.flatMap(y => y.people.map(p => p.name)))];
     Plotly.newPlot(years, names.map(name => ({ type: "bar", name,
       x: data.top_people_per_year.map(y => String(y.year)),
       y: data.top_people_per_year.map(y => (y.people.find(p => p.name === name) || { messages: 0 }).messages) })),
       layout("The people you talk to most, per year", { barmode: "stack", xaxis: { type: "category" } }), cfg);
-    Plotly.newPlot(spans, data.people.map(p => ({ type: "scatter", mode: "lines+markers", name: p.name, showlegend: false,
-      x: [p.first, p.last], y: [p.name, p.name], hovertemplate: `${p.name}: %{x}<extra>${p.messages} messages</extra>` })),
-      layout("First and last message with each person", { height: Math.max(320, 28 * data.people.length + 80), margin: { t: 40, r: 10, b: 40, l: 140 } }), cfg);
+    await nextFrame(); if (!months.isConnected) return; // the reader went elsewhere
+    // one trace for every person (a gap between people): hundreds of traces would take seconds
+    const spanX = [], spanY = [], spanText = [];
+    for (const p of data.people) {
+      spanX.push(p.first, p.last, null); spanY.push(p.name, p.name, null);
+      const text = `${p.name}: ${p.messages} messages`; spanText.push(text, text, null);
+    }
+    Plotly.newPlot(spans, [{ type: "scatter", mode: "lines+markers", x: spanX, y: spanY, text: spanText,
+      hovertemplate: "%{text}<br>%{x}<extra></extra>", showlegend: false }],
+      layout("First and last message with each person", { height: Math.max(320, 28 * data.people.length + 80), margin: { t: 40, r: 10, b: 40, l: 140 },
+                                                           yaxis: { type: "category", autorange: "reversed" } }), cfg);
+    spans.dataset.people = String(data.people.length);
   } catch (e) { failed(e); }
 }
 
