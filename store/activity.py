@@ -8,12 +8,13 @@ person and per year, and each person's first and last message, are grouped in SQ
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import asc, desc, func, select
 from sqlalchemy.engine import Connection
 
 from . import models as m
@@ -127,3 +128,72 @@ def person_messages_per_hour(conn: Connection, chat_ids: Collection[str] | None,
     hours = _Hours()
     for pid, h, n in conn.execute(stmt.group_by(t.c.person_id, hour)):
         yield pid, HourCount(hours(h), "", int(n))
+
+
+# ---------------------------------------------------------------------- one person
+
+
+@dataclass(frozen=True)
+class PersonOverview:
+    """What the archive holds of one person, in the chats given."""
+
+    handles: dict[str, list[str]]  # platform -> the handles they wrote from, most used first
+    names: dict[str, list[str]]  # platform -> the names it showed for them, most used first
+    messages: dict[str, int]  # platform -> messages from them
+    chat_ids: list[str]  # their one-to-one chats and the groups they wrote in
+    first_id: str | None  # the first and last message with them (from them, or to them alone)
+    last_id: str | None
+
+
+def person_overview(conn: Connection, person_id: str,
+                    chat_ids: Collection[str] | None) -> PersonOverview:
+    """One person across platforms, in the chats given (None: every chat): the handles each
+    platform knows them by, their messages per platform, their chats, and the first and last
+    message with them. Grouped over the person and chat indexes, never a scan of the archive."""
+    t, c = m.Message.__table__, m.Chat.__table__
+    from_them = _visible(select(t.c.platform, t.c.sender, t.c.sender_handle, func.count())
+                         .where(t.c.person_id == person_id), chat_ids)
+    handles: dict[str, Counter[str]] = defaultdict(Counter)
+    names: dict[str, Counter[str]] = defaultdict(Counter)
+    messages: Counter[str] = Counter()
+    for platform, sender, handle, n in conn.execute(
+            from_them.group_by(t.c.platform, t.c.sender, t.c.sender_handle)):
+        messages[platform] += int(n)
+        if handle:
+            handles[platform][handle] += int(n)
+        if sender and sender != handle:
+            names[platform][sender] += int(n)
+    alone = select(c.c.id, c.c.platform, c.c.handles).where(c.c.person_id == person_id,
+                                                            c.c.is_group.is_(False))
+    if chat_ids is not None:
+        alone = alone.where(c.c.id.in_(list(chat_ids)))
+    one_to_one = conn.execute(alone).all()
+    for row in one_to_one:
+        for handle in row.handles or []:
+            if isinstance(handle, str) and handle:
+                handles[row.platform][handle] += 0  # known, even where they never wrote
+    wrote_in = _visible(select(t.c.chat_id).where(t.c.person_id == person_id).distinct(), chat_ids)
+    chats = list(dict.fromkeys([*(r.id for r in one_to_one), *conn.execute(wrote_in).scalars()]))
+
+    def end(order: Any) -> tuple[datetime, str] | None:
+        found = []
+        for cond in (t.c.person_id == person_id,
+                     t.c.chat_id.in_([r.id for r in one_to_one]) if one_to_one else None):
+            if cond is None:
+                continue
+            row = conn.execute(_visible(select(t.c.sent_at, t.c.id).where(cond), chat_ids)
+                               .order_by(order(t.c.sent_at), order(t.c.ordinal), order(t.c.id))
+                               .limit(1)).first()
+            if row is not None:
+                found.append((row.sent_at, row.id))
+        return (min(found) if order is asc else max(found)) if found else None
+
+    first, last = end(asc), end(desc)
+    def ranked(counts: dict[str, Counter[str]]) -> dict[str, list[str]]:
+        return {p: [h for h, _ in sorted(c.items(), key=lambda x: (-x[1], x[0]))]
+                for p, c in sorted(counts.items())}
+
+    return PersonOverview(
+        handles=ranked(handles), names=ranked(names),
+        messages=dict(sorted(messages.items())), chat_ids=chats,
+        first_id=first[1] if first else None, last_id=last[1] if last else None)

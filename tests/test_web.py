@@ -95,6 +95,8 @@ def test_arguments_are_checked_in_our_words(owner_page):
     unknown = owner_page.get("/api/raw", params={"record_id": "m_0000000000000000"}).json()
     assert unknown["ok"] is False and "no record" in unknown["error"]
     assert owner_page.get("/api/nope").status_code == 404
+    r = owner_page.get("/api/person")
+    assert r.status_code == 400 and "missing parameter 'person'" in r.json()["error"]
 
 
 def _seat_page(loaded, config, seat_name):  # noqa: F811
@@ -210,3 +212,44 @@ def test_the_pictures_are_counted_again_when_the_store_changes(fresh, config, tm
     after = cache.call("activity", seat, {})
     assert after["total"] == before["total"] + 1 and after["months"][-1] == "2031-05"
     assert after == archive_activity(fresh, seat)
+
+
+def test_no_read_of_the_page_writes_even_for_a_seat_that_may(loaded, config):  # noqa: F811
+    """Issue 22: no write actions without the write permission. The page has none at all: each
+    of its reads is a tool function that only reads, and a seat allowed to write (notebook)
+    still gets only GET."""
+    import importlib
+
+    from chatmem.tools.api import READ_TOOLS, TOOLS, WRITE_TOOLS
+    from chatmem.tools.web.server import API
+
+    writers = {TOOLS[name] for name in WRITE_TOOLS}
+    people = importlib.import_module("chatmem.tools.people")
+    writers |= {people.merge_people, people.split_person, people.rename_person}
+    for name, target in API.items():
+        module, _, fn = target.partition(":")
+        function = getattr(importlib.import_module(module), fn)
+        assert function not in writers, name
+        if function in TOOLS.values():
+            assert next(n for n, f in TOOLS.items() if f is function) in READ_TOOLS, name
+    notebook = _seat_page(loaded, config, "notebook")
+    assert config.seat("notebook").write
+    for method in ("post", "put", "delete", "patch"):
+        assert getattr(notebook, method)("/api/chats").status_code == 405
+
+
+def test_opened_to_other_machines_it_still_needs_a_key(loaded, config):  # noqa: F811
+    """Bound to another address on purpose (`--host 0.0.0.0`): any name reaches it, and still
+    nothing is read without the owner's key or a seat's token, each seeing only its own."""
+    keys = Keys(config, None)
+    client = TestClient(build_app(loaded, config, keys, "0.0.0.0", PORT),
+                        base_url="http://192.168.1.20:8766")
+    assert client.get("/api/chats").status_code == 401
+    assert client.get("/?key=guess").status_code == 401
+    assistant = config.seat("assistant")
+    assert client.get(f"/?key={assistant.token}", follow_redirects=False).status_code == 303
+    chats = client.get("/api/chats", params={"limit": "500"}).json()["chats"]
+    assert chats and {c["platform"] for c in chats} <= set(assistant.platforms)
+    assert client.get("/api/whoami").json()["seat"] == "assistant"
+    # another site's page in the same browser still cannot read with that cookie
+    assert client.get("/api/chats", headers={"origin": "http://evil.example"}).status_code == 403

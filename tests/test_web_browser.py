@@ -35,9 +35,14 @@ def _chatmem(home: Path, *args: str, **kw) -> subprocess.Popen | subprocess.Comp
 
 
 @pytest.fixture(scope="module")
-def page_url(tmp_path_factory):
+def home(tmp_path_factory):
     home = tmp_path_factory.mktemp("web") / "home"
     _chatmem(home, "import", str(ROOT / "fixtures"))
+    return home
+
+
+@pytest.fixture(scope="module")
+def page_url(home):
     proc = subprocess.Popen(
         [sys.executable, "-m", "chatmem", "--home", str(home), "--config",
          str(ROOT / "fixtures" / "config.yaml"), "web", "--port", "0"],
@@ -47,6 +52,7 @@ def page_url(tmp_path_factory):
         line = proc.stderr.readline()
         match = re.search(r"open (http://\S+)", line)
         assert match, f"chatmem web printed no address: {line!r}"
+        assert match.group(1).startswith("http://127.0.0.1:")  # loopback unless asked otherwise
         yield match.group(1)
     finally:
         proc.terminate()
@@ -83,6 +89,12 @@ def test_the_address_with_the_key_opens_the_chats(browser_page):
     playwright.expect(page.locator("#chat-list li")).to_have_count(1)
     assert "Gita al lago" in page.inner_text("#chat-list")
     page.screenshot(path=str(ARTIFACTS / "chats.png"))
+    # a chat opens at its newest message
+    page.locator("#chat-list li a").first.click()
+    page.wait_for_selector(".msg")
+    source = page.url.split("#/chat/")[1]
+    newest = _api(page, "search", query="", source=source, sort="newest", limit="1")["results"][0]
+    assert page.locator(".msg").last.get_attribute("data-id") == newest["id"]
     assert not errors
 
 
@@ -139,4 +151,79 @@ def test_the_pictures_render_every_month(browser_page):
     drawn = page.locator("#chart-spans .scatterlayer .point").count()
     assert drawn == 2 * len(act["people"])
     page.screenshot(path=str(ARTIFACTS / "pictures.png"), full_page=True)
+    assert not errors
+
+
+def test_a_person_opens_from_a_hit_with_every_platform(browser_page):
+    page, errors = browser_page
+    page.fill("#search-box", "from:Anna")
+    page.press("#search-box", "Enter")
+    page.wait_for_selector("#hits li a.person")
+    page.locator("#hits li a.person", has_text="Anna Berg").first.click()
+    page.wait_for_selector("#person-platforms tr[data-platform]")
+    assert page.inner_text("#person-name") == "Anna Berg"
+    person = _api(page, "person", person="Anna Berg")
+    shown = page.locator("#person-platforms tr[data-platform]").evaluate_all(
+        "rows => rows.map(r => r.dataset.platform)")
+    assert shown == [p["platform"] for p in person["platforms"]]
+    assert {"signal", "whatsapp"} <= set(shown)
+    # her messages from every platform, newest first, a page at a time
+    page.wait_for_selector("#person-messages li.hit-item")
+    first_page = page.locator("#person-messages li.hit-item")
+    assert first_page.count() == min(20, person["messages"])
+    newest = _api(page, "search", query="", person=person["person"], sort="newest", limit="20")
+    assert first_page.locator("a").first.get_attribute("href").endswith(newest["results"][0]["id"])
+    assert page.locator("#person-chats li").count() == len(person["chats"])
+    assert "first" in page.inner_text("#person-ends") and "last" in page.inner_text("#person-ends")
+    page.screenshot(path=str(ARTIFACTS / "person.png"), full_page=True)
+    if person["messages"] > 20:
+        page.click("#person-next")
+        page.wait_for_selector("#person-previous")
+        second = _api(page, "search", query="", person=person["person"], sort="newest", limit="20",
+                      offset="20")
+        playwright.expect(page.locator("#person-messages li.hit-item")).to_have_count(len(second["results"]))
+    page.goto(page.url.split("#")[0] + "#/people")
+    page.wait_for_selector("#people-list li a.person")
+    assert "Anna Berg" in page.inner_text("#people-list")
+    assert not errors
+
+
+def _image_message(home: Path) -> tuple[str, str, str]:
+    """(chat id, message id, attachment id) of an image attachment whose file is here."""
+    import sqlite3
+
+    db = sqlite3.connect(home / "chatmem.db")
+    try:
+        return db.execute(
+            "SELECT m.chat_id, m.id, a.id FROM attachments a JOIN messages m ON m.id = a.message_id "
+            "WHERE a.mime_type = 'image/jpeg' AND a.present AND a.size > 10000 ORDER BY a.id").fetchone()
+    finally:
+        db.close()
+
+
+def test_an_image_attachment_renders_and_a_missing_one_says_so(browser_page, home):
+    page, errors = browser_page
+    chat, message, attachment = _image_message(home)
+    page.evaluate(f"location.hash = '#/chat/{chat}?at={message}'")
+    image = page.locator(f"#msg-{message} .attachments img")
+    image.wait_for(timeout=20000)
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    natural = image.evaluate("img => [img.naturalWidth, img.naturalHeight]")
+    read = _api(page, "attachment", attachment_id=attachment, max_bytes="200000")
+    assert natural == [read["image"]["width"], read["image"]["height"]] and min(natural) > 0
+    box = image.bounding_box()
+    assert box and box["width"] <= 320 and box["height"] <= 320  # bounded on the page
+    page.screenshot(path=str(ARTIFACTS / "attachment.png"))
+    # a file the export did not bring: named, typed, and "not on this machine"
+    import sqlite3
+
+    db = sqlite3.connect(home / "chatmem.db")
+    gone = db.execute("SELECT m.chat_id, m.id, a.name FROM attachments a JOIN messages m "
+                      "ON m.id = a.message_id WHERE NOT a.present AND a.name IS NOT NULL "
+                      "ORDER BY a.id").fetchone()
+    db.close()
+    page.evaluate(f"location.hash = '#/chat/{gone[0]}?at={gone[1]}'")
+    missing = page.locator(f"#msg-{gone[1]} .attachment.missing")
+    missing.first.wait_for(timeout=20000)
+    assert gone[2] in missing.first.inner_text() and "not on this machine" in missing.first.inner_text()
     assert not errors

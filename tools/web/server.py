@@ -62,6 +62,9 @@ API: dict[str, str] = {
     "history": "chatmem.tools.history:get_conversation_history",
     "raw": "chatmem.tools.raw:read_raw_data",
     "activity": "chatmem.tools.activity:archive_activity",
+    "people": "chatmem.tools.people:list_people",
+    "person": "chatmem.tools.person:get_person",
+    "attachment": "chatmem.tools.attachments:read_attachment",
 }
 
 
@@ -94,6 +97,9 @@ def _arguments(fn: Callable[..., Any], params: dict[str, str]) -> dict[str, Any]
                 raise ArgumentError(f"{key} must be a whole number") from None
         else:
             args[key] = value
+    missing = [n for n, p in accepted.items() if p.default is inspect.Parameter.empty and n not in args]
+    if missing:
+        raise ArgumentError(f"missing parameter {missing[0]!r}")
     return args
 
 
@@ -301,8 +307,31 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int,
             return JSONResponse({"error": str(e)}, status_code=400)
         return Response(json.dumps(result, ensure_ascii=False), media_type="application/json")
 
+    def download(request: Request) -> Response:
+        """An attachment's own bytes, as `chatmem attachment --out` gives them (the seat must
+        be allowed attachments); always a download, never shown as a page of this site."""
+        from urllib.parse import quote
+
+        from ..attachments import attachment_bytes
+
+        seat = seat_of(request)
+        if seat is None:
+            return PlainTextResponse("open the page with its key first", status_code=401)
+        try:
+            info, data = attachment_bytes(store, seat, request.path_params["attachment_id"])
+        except NotFound as e:
+            return PlainTextResponse(str(e), status_code=404)
+        except ChatmemError as e:
+            return PlainTextResponse(str(e), status_code=403)
+        name = (info.name or info.id).replace("/", "_").replace("\\", "_")
+        return Response(data, media_type="application/octet-stream", headers={
+            "content-disposition": f"attachment; filename*=UTF-8''{quote(name)}",
+            # whatever the file is (HTML, SVG...), it never runs as this site
+            "content-security-policy": "sandbox; default-src 'none'"})
+
     return Starlette(routes=[
         Route("/", page, methods=["GET"]),
+        Route("/file/{attachment_id}", download, methods=["GET"]),
         Route("/static/{name}", asset, methods=["GET"]),
         Route("/api/{name}", api, methods=["GET"]),
     ], middleware=[Middleware(Guard)])

@@ -23,7 +23,7 @@ function el(tag, attrs = {}, ...children) {
 
 async function api(name, params = {}) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, v);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, v);
   const response = await fetch(`/api/${name}?${q}`, { credentials: "same-origin" });
   const body = await response.json().catch(() => ({ error: response.statusText }));
   if (!response.ok) throw new Error(body.error || response.statusText);
@@ -47,30 +47,55 @@ function route(path, params = {}) {
   const q = new URLSearchParams(params).toString();
   return `#/${path}${q ? "?" + q : ""}`;
 }
+// a person's page, from an id, a name as a message shows it, or a handle
+function personLink(who, ...children) {
+  return el("a", { class: "person", href: route("person/" + encodeURIComponent(who)) }, ...children);
+}
+function senderNode(sender, cls = "who") {
+  if (!sender) return el("span", { class: cls }, "—");
+  if (sender === "me") return el("span", { class: cls }, "me");
+  return el("span", { class: cls }, personLink(sender, sender));
+}
+function size(bytes) {
+  if (bytes === null || bytes === undefined) return "size unknown";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
 
 // ---------------------------------------------------------------- chats
-async function chatsView(params) {
-  const filter = el("input", { class: "filter", type: "search", placeholder: "Filter chats by name or person",
-                               value: params.get("q") || "", "aria-label": "Filter chats" });
-  const list = el("ul", { class: "list", id: "chat-list" });
-  show(el("h2", {}, "Chats"), filter, list);
+function chatItem(c) {
+  return el("li", {},
+    link(route("chat/" + c.source), el("strong", {}, c.chat)), " ",
+    el("span", { class: "badge" }, c.platform), c.group ? el("span", { class: "badge" }, "group") : null,
+    el("div", { class: "meta" }, `${c.messages} messages · last ${day(c.last)}`,
+       c.participants.length ? " · " : "",
+       ...c.participants.map((p, i) => [i ? ", " : "", personLink(p, p)])));
+}
+
+// a list with a filter box: `items(text)` reads and returns the <li>s (the newest typing wins)
+async function filteredList(params, { title, label, placeholder, id, nothing, items }) {
+  const filter = el("input", { class: "filter", type: "search", placeholder, value: params.get("q") || "", "aria-label": label });
+  const list = el("ul", { class: "list", id });
+  show(el("h2", {}, title), filter, list);
   let pending = 0;
   async function load() {
     const mine = ++pending;
     try {
-      const data = await api("chats", { query: filter.value.trim() || undefined, limit: 200 });
+      const shown = await items(filter.value.trim() || undefined);
       if (mine !== pending) return;
-      list.replaceChildren(...data.chats.map(c => el("li", {},
-        link(route("chat/" + c.source), el("strong", {}, c.chat)), " ",
-        el("span", { class: "badge" }, c.platform), c.group ? el("span", { class: "badge" }, "group") : null,
-        el("div", { class: "meta" }, `${c.messages} messages · last ${day(c.last)}`,
-           c.participants.length ? ` · ${c.participants.join(", ")}` : ""))));
-      if (!data.chats.length) list.replaceChildren(el("li", { class: "muted" }, "No chat matches."));
+      list.replaceChildren(...(shown.length ? shown : [el("li", { class: "muted" }, nothing)]));
     } catch (e) { list.replaceChildren(el("li", { class: "error" }, e.message)); }
   }
   let timer = null;
   filter.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(load, 150); });
   await load();
+}
+
+function chatsView(params) {
+  return filteredList(params, { title: "Chats", label: "Filter chats", placeholder: "Filter chats by name or person",
+    id: "chat-list", nothing: "No chat matches.",
+    items: async query => (await api("chats", { query, limit: 200 })).chats.map(chatItem) });
 }
 
 // ---------------------------------------------------------------- search
@@ -79,8 +104,9 @@ function hitItem(r) {
     el("div", {}, link(route("chat/" + r.source, { at: r.id }), el("strong", {}, r.chat)), " ",
        el("span", { class: "badge" }, r.platform), el("span", { class: "meta" }, r.date),
        " ", el("a", { class: "meta", href: route("raw/" + r.id) }, "raw")),
-    el("div", {}, r.sender ? el("span", { class: "who" }, r.sender + ": ") : null,
-       ...highlighted(r.snippet || r.content)));
+    el("div", {}, r.sender ? [senderNode(r.sender), ": "] : null,
+       ...highlighted(r.snippet || r.content)),
+    attachmentsBox(r));
 }
 
 async function searchView(params) {
@@ -111,7 +137,7 @@ function messageItem(m) {
   const text = m.sender && m.content.startsWith(m.sender + ": ") ? m.content.slice(m.sender.length + 2) : m.content;
   return el("div", { class: "msg" + (m.hit ? " hit" : "") + (m.sender === "me" ? " me" : ""), id: "msg-" + m.id, dataset: { id: m.id } },
     el("div", { class: "meta" }, m.date, " · ", el("a", { href: route("raw/" + m.id) }, "raw")),
-    el("span", { class: "who" }, m.sender || "—"), kind, el("span", { class: "text" }, text));
+    senderNode(m.sender), kind, el("span", { class: "text" }, text), attachmentsBox(m));
 }
 
 async function chatView(source, params) {
@@ -124,7 +150,9 @@ async function chatView(source, params) {
     }
     const first = await api("context", { memory_id: at, before: params.get("at") ? 10 : PAGE, after: params.get("at") ? 10 : 0 });
     let messages = first.messages;
-    const title = el("h2", {}, messages.length ? messages[0].chat : source);
+    const chatName = messages.length ? messages[0].chat : source;
+    const title = el("h2", {}, chatName,
+      messages.length && !messages[0].group ? [" ", personLink(chatName, el("span", { class: "badge" }, "person"))] : null);
     const box = el("div", { id: "messages" });
     const older = el("button", { id: "older" }, "Older");
     const newer = el("button", { id: "newer" }, "Newer");
@@ -165,6 +193,111 @@ async function rawView(id) {
         (rel.reactions || []).length ? el("tr", {}, el("th", {}, "reactions"), el("td", {}, rel.reactions.join(", "))) : null),
       el("pre", { class: "raw", id: "raw-content" }, r.content));
   } catch (e) { failed(e); }
+}
+
+// ---------------------------------------------------------------- attachments
+// A message's files, read when they scroll into view: ids from its raw record's relations, each
+// through read_attachment (images scaled down, EXIF dropped, as for the seat), a file a link.
+const ATTACHMENT_BYTES = 200000;
+const attachmentsSeen = new IntersectionObserver(entries => {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    attachmentsSeen.unobserve(entry.target);
+    loadAttachments(entry.target);
+  }
+}, { rootMargin: "200px" });
+
+function attachmentsBox(m) {
+  if (!m.attachments || !m.attachments.length || !m.id || m.id.startsWith("c_")) return null;
+  const box = el("div", { class: "attachments", dataset: { message: m.id } },
+    ...m.attachments.map(a => el("div", { class: "attachment pending" }, `${a.name} · ${a.type}`)));
+  attachmentsSeen.observe(box);
+  return box;
+}
+
+function attachmentNode(a) {
+  const label = `${a.name || a.id} · ${a.mime_type || "unknown type"} · ${size(a.size)}`;
+  if (a.ok === false) return el("div", { class: "attachment error" }, a.error);
+  if (a.image && a.image.data) {
+    return el("figure", { class: "attachment image" },
+      el("img", { src: `data:${a.image.mime_type};base64,${a.image.data}`, alt: a.name || "image",
+                  width: a.image.width, height: a.image.height, loading: "lazy" }),
+      el("figcaption", { class: "meta" }, label, " · ", el("a", { href: `/file/${a.id}`, download: a.name || "" }, "download")));
+  }
+  if (!a.present) {
+    return el("div", { class: "attachment missing" }, label, " · ",
+      el("span", { class: "muted" }, a.note && a.note.includes("may not read") ? "this seat may not open attachments" : "not on this machine"));
+  }
+  return el("div", { class: "attachment file" },
+    el("a", { href: `/file/${a.id}`, download: a.name || "" }, a.name || a.id),
+    el("span", { class: "meta" }, ` · ${a.mime_type || "unknown type"} · ${size(a.size)}`),
+    a.note && a.note.startsWith("present but unreadable") ? el("div", { class: "meta" }, a.note) : null);
+}
+
+async function loadAttachments(box) {
+  try {
+    const raw = await api("raw", { record_id: box.dataset.message, max_chars: 1 });
+    const ids = (raw.relations && raw.relations.attachments) || [];
+    const read = await Promise.all(ids.map(id => api("attachment", { attachment_id: id, max_bytes: ATTACHMENT_BYTES })
+      .catch(e => ({ ok: false, id, error: e.message }))));
+    box.replaceChildren(...read.map(attachmentNode));
+  } catch (e) { box.replaceChildren(el("div", { class: "attachment error" }, e.message)); }
+}
+
+// ---------------------------------------------------------------- people
+function peopleView(params) {
+  return filteredList(params, { title: "People", label: "Filter people", placeholder: "Filter people by name or handle",
+    id: "people-list", nothing: "Nobody matches.",
+    items: async query => (await api("people", { query, limit: 200 })).people.filter(p => p.person !== "me").map(p => el("li", {},
+      personLink(p.person, el("strong", {}, p.name)), " ",
+      ...p.platforms.map(x => el("span", { class: "badge" }, x)),
+      el("div", { class: "meta" }, `${p.messages} messages`))) });
+}
+
+function endLine(label, m) {
+  return el("li", {}, el("span", { class: "badge" }, label),
+    link(route("chat/" + m.source, { at: m.id }), el("strong", {}, m.chat)), " ",
+    el("span", { class: "badge" }, m.platform), el("span", { class: "meta" }, m.date),
+    el("div", {}, m.content));
+}
+
+async function personView(who, params) {
+  const sort = params.get("sort") === "oldest" ? "oldest" : "newest";
+  const offset = Number(params.get("offset") || 0);
+  const STEP = 20;
+  show(el("p", { class: "muted" }, "Looking…"));
+  try {
+    const p = await api("person", { person: who });
+    const here = (extra) => route("person/" + encodeURIComponent(p.person), { sort, ...extra });
+    const platforms = el("table", { id: "person-platforms" },
+      el("tr", {}, el("th", {}, "platform"), el("th", {}, "handles"), el("th", {}, "shown as"), el("th", {}, "messages from them"), el("th", {}, "chats")),
+      ...p.platforms.map(x => el("tr", { dataset: { platform: x.platform } },
+        el("td", {}, x.platform), el("td", {}, x.handles.join(", ") || "—"), el("td", {}, x.names.join(", ") || "—"),
+        el("td", {}, String(x.messages)), el("td", {}, String(x.chats)))));
+    const ends = el("ul", { class: "list", id: "person-ends" },
+      p.first ? endLine("first", p.first) : null, p.last && (!p.first || p.last.id !== p.first.id) ? endLine("last", p.last) : null);
+    const box = el("ul", { class: "list", id: "person-messages" }, el("li", { class: "muted" }, "Loading…"));
+    const pager = el("div", { class: "pager" });
+    const order = el("div", { class: "meta" }, "Messages from them on every platform, ",
+      sort === "newest" ? ["newest first · ", link(here({ sort: "oldest" }), "oldest first")]
+                        : [link(here({ sort: "newest" }), "newest first"), " · oldest first"]);
+    show(el("h2", { id: "person-name" }, p.name), el("p", { class: "meta" },
+           `${p.messages} messages from them · ${p.platforms.map(x => x.platform).join(", ")}`),
+         platforms, el("h3", {}, "First and last message with them"), ends,
+         el("h3", {}, "Chats"), el("ul", { class: "list", id: "person-chats" }, ...p.chats.map(chatItem)),
+         el("h3", {}, "Their messages"), order, box, pager);
+    if (!p.messages) { box.replaceChildren(el("li", { class: "muted" }, "No messages from them.")); return; }
+    const args = { query: "", person: p.person, sort, limit: STEP };
+    if (offset) args.offset = offset;
+    const data = await api("search", args);
+    box.replaceChildren(...data.results.map(hitItem));
+    pager.replaceChildren(
+      offset > 0 ? el("button", { id: "person-previous", onclick: () => location.hash = here({ offset: Math.max(0, offset - STEP) }) }, "Previous") : "",
+      el("span", { class: "meta" }, ` ${offset + 1}–${offset + data.results.length} of ${data.total} `),
+      data.has_more ? el("button", { id: "person-next", onclick: () => location.hash = here({ offset: offset + data.results.length }) }, "Next") : "");
+  } catch (e) {
+    show(el("p", { class: "error" }, e.message), el("p", {}, link(route("people", { q: who }), "See the people list")));
+  }
 }
 
 // ---------------------------------------------------------------- pictures
@@ -235,6 +368,8 @@ async function render() {
   if (page === "chat") return chatView(arg, params);
   if (page === "raw") return rawView(arg);
   if (page === "pictures") return picturesView();
+  if (page === "people") return peopleView(params);
+  if (page === "person") return personView(arg, params);
   return chatsView(params);
 }
 
