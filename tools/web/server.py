@@ -145,6 +145,7 @@ class Cache:
     def __init__(self, store: Store):
         self.store = store
         self.kept: dict[tuple[str, str, tuple], tuple[tuple[int, int], Any]] = {}
+        self.counting: dict[tuple[str, str, tuple], threading.Lock] = {}
         self.lock = threading.Lock()
 
     def version(self) -> tuple[int, int]:
@@ -156,14 +157,18 @@ class Cache:
         if name not in self.CACHED:
             return fn(self.store, seat, **args)
         key = (name, seat.name, tuple(sorted(args.items())))
-        version = self.version()
-        kept = self.kept.get(key)
-        if kept is not None and kept[0] == version:
-            return kept[1]
-        result = fn(self.store, seat, **args)
         with self.lock:
+            counting = self.counting.setdefault(key, threading.Lock())
+        # one count at a time per question: a visit during the start's counting waits for it
+        # instead of counting the same again beside it
+        with counting:
+            version = self.version()
+            kept = self.kept.get(key)
+            if kept is not None and kept[0] == version:
+                return kept[1]
+            result = fn(self.store, seat, **args)
             self.kept[key] = (version, result)
-        return result
+            return result
 
     def warm(self, seats: list[Seat]) -> None:
         """Count in the background at start, so the first visit to the pictures is quick."""

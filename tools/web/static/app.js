@@ -196,8 +196,8 @@ async function rawView(id) {
 }
 
 // ---------------------------------------------------------------- attachments
-// A message's files, read when they scroll into view: ids from its raw record's relations, each
-// through read_attachment (images scaled down, EXIF dropped, as for the seat), a file a link.
+// A message's files, read when they scroll into view, each through read_attachment (images
+// scaled down, EXIF dropped, as for the seat), a file a link.
 const ATTACHMENT_BYTES = 200000;
 const attachmentsSeen = new IntersectionObserver(entries => {
   for (const entry of entries) {
@@ -209,7 +209,8 @@ const attachmentsSeen = new IntersectionObserver(entries => {
 
 function attachmentsBox(m) {
   if (!m.attachments || !m.attachments.length || !m.id || m.id.startsWith("c_")) return null;
-  const box = el("div", { class: "attachments", dataset: { message: m.id } },
+  const ids = m.attachments.every(a => a.id) ? JSON.stringify(m.attachments.map(a => a.id)) : "";
+  const box = el("div", { class: "attachments", dataset: { message: m.id, ids } },
     ...m.attachments.map(a => el("div", { class: "attachment pending" }, `${a.name} · ${a.type}`)));
   attachmentsSeen.observe(box);
   return box;
@@ -236,8 +237,12 @@ function attachmentNode(a) {
 
 async function loadAttachments(box) {
   try {
-    const raw = await api("raw", { record_id: box.dataset.message, max_chars: 1 });
-    const ids = (raw.relations && raw.relations.attachments) || [];
+    // a message's items carry its attachments' ids; the raw record's relations have them too
+    let ids = JSON.parse(box.dataset.ids || "[]");
+    if (!ids.length) {
+      const raw = await api("raw", { record_id: box.dataset.message, max_chars: 1 });
+      ids = (raw.relations && raw.relations.attachments) || [];
+    }
     const read = await Promise.all(ids.map(id => api("attachment", { attachment_id: id, max_bytes: ATTACHMENT_BYTES })
       .catch(e => ({ ok: false, id, error: e.message }))));
     box.replaceChildren(...read.map(attachmentNode));
