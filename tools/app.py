@@ -4,7 +4,9 @@ lazily opened store, and one way of turning a ChatmemError into a message and an
 from __future__ import annotations
 
 import functools
+import logging
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -119,3 +121,27 @@ def refresh_for_reads(store: Store) -> None:
     right now is not waited for: the read answers from what is indexed already."""
     store.catch_up_index(wait=False)
     store.index.refresh()
+
+
+def catch_up_in_background(store: Store, catching_up: threading.Lock, face: str) -> None:
+    """Before a call in a long-running face: see what another process imported since the last
+    call (cheap when nothing did). The indexing runs in a thread of its own, one at a time
+    (`catching_up` is held while it runs), and no call waits for it (the documents of a big
+    import take minutes to index): calls answer from what is indexed already, and see the rest
+    as it is committed."""
+    if not catching_up.acquire(blocking=False):
+        return
+
+    def work() -> None:
+        try:
+            refresh_for_reads(store)
+        except Exception:  # noqa: BLE001 - a read must not fail for it; the next call tries again
+            logging.getLogger(f"chatmem.{face}").exception("catching the search index up failed")
+        finally:
+            catching_up.release()
+
+    try:
+        threading.Thread(target=work, name="chatmem-index-catch-up", daemon=True).start()
+    except BaseException:
+        catching_up.release()
+        raise

@@ -22,7 +22,7 @@ from chatmem import __version__
 from chatmem.config import Seat
 from chatmem.errors import ChatmemError
 
-from ..app import AppContext, refresh_for_reads
+from ..app import AppContext, catch_up_in_background
 from .fit import dumps, fit_result
 
 if TYPE_CHECKING:  # the SDK loads only for `chatmem serve`: every other command starts faster
@@ -65,24 +65,9 @@ class ToolRunner:
         self.catching_up = catching_up  # one thread at a time catches the index up
 
     def catch_up(self) -> None:
-        """See what another process imported since the last call (cheap when nothing did).
-        The indexing runs in a thread of its own, one at a time, and no call waits for it (the
-        documents of a big import take minutes to index): calls answer from what is indexed
-        already, and see the rest as it is committed."""
-        if self.catching_up.acquire(blocking=False):
-            try:
-                threading.Thread(target=self._catch_up, name="chatmem-index-catch-up", daemon=True).start()
-            except BaseException:
-                self.catching_up.release()
-                raise
-
-    def _catch_up(self) -> None:
-        try:
-            refresh_for_reads(self.store)
-        except Exception:  # noqa: BLE001 - a read must not fail for it; the next call tries again
-            logging.getLogger("chatmem.serve").exception("catching the search index up failed")
-        finally:
-            self.catching_up.release()
+        """See what another process imported since the last call, in a thread of its own that
+        no call waits for (tools/app.py: catch_up_in_background)."""
+        catch_up_in_background(self.store, self.catching_up, "serve")
 
     def __call__(self, name: str, **args: Any) -> CallToolResult:
         from mcp.server.mcpserver.exceptions import ToolError

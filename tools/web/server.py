@@ -189,7 +189,7 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int,
     from starlette.routing import Route
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-    from ..app import refresh_for_reads
+    from ..app import catch_up_in_background
 
     hosts = _allowed_hosts(host, port)
     loopback = host in LOOPBACK
@@ -298,13 +298,9 @@ def build_app(store: Store, config: Config, keys: Keys, host: str, port: int,
         fn = _tool(name)
         try:
             args = _arguments(fn, dict(request.query_params))
-            # reads run in parallel, each on its own connection; while one request sees what
-            # another process imported, the others answer from what is indexed already
-            if catching_up.acquire(blocking=False):
-                try:
-                    refresh_for_reads(store)
-                finally:
-                    catching_up.release()
+            # reads run in parallel, each on its own connection, and answer from what is
+            # indexed already while a thread of its own indexes what another process imported
+            catch_up_in_background(store, catching_up, "web")
             result = cache.call(name, seat, args)
         except NotFound as e:
             return JSONResponse({"error": str(e)}, status_code=404)
