@@ -1,6 +1,7 @@
 """Import without the search index: parse + database only, at any size (issue 17).
 
     python benchmarks/ingest_only.py --size 1m --formats whatsapp,chatdb
+    python benchmarks/ingest_only.py --size 100k --formats whatsapp,chatdb,signal,signal-export,telegram,sms
 
 For each archive, in a fresh store: the import (the index catch-up skipped), the same file
 again with only a new modification time (a re-export), then its +1% version at the same path;
@@ -27,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
+import sources  # noqa: E402
 from run import CONFIG, OUT, RESULTS, TIME_BIN, call, log, machine, stats  # noqa: E402
 
 CHILD = """
@@ -42,6 +44,16 @@ reports = store.import_sources(find_sources(Path(sys.argv[3])))
 print(json.dumps({"seconds": time.perf_counter() - t, "statuses": [r.status for r in reports],
                   "messages": [r.totals() for r in reports]}))
 """
+
+
+def copy(src: Path, dst: Path) -> None:
+    """A file or an export folder, replacing what is at `dst`."""
+    if dst.is_dir():
+        shutil.rmtree(dst)
+    if src.is_dir():
+        shutil.copytree(src, dst)
+    else:
+        shutil.copyfile(src, dst)
 
 
 def one(home: Path, config: Path, src: Path) -> dict[str, Any]:
@@ -69,9 +81,18 @@ def conversation_reads(home: Path, config: Path, repeat: int) -> dict[str, Any]:
         chat, n = conn.exec_driver_sql("SELECT id, message_count FROM chats ORDER BY message_count DESC "
                                        "LIMIT 1").one()
         ids = [r[0] for r in conn.exec_driver_sql(f"SELECT id FROM messages WHERE chat_id = '{chat}' "
-                                                  f"ORDER BY random() LIMIT {repeat}")]
+                                                  f"ORDER BY random() LIMIT {repeat * 2}")]
+        # `before` somewhere in the middle of the chat: a window read deep in its history
+        times = [r[0] for r in conn.exec_driver_sql(f"SELECT sent_at FROM messages WHERE chat_id = '{chat}' "
+                                                    f"ORDER BY random() LIMIT {repeat}")]
     cases = {
-        "get_context": [{"memory_id": i} for i in ids],
+        "get_context": [{"memory_id": i} for i in ids[:repeat]],
+        "read_raw_data": [{"record_id": i} for i in ids[repeat:]],
+        "list_chats": [{"limit": rng.choice((20, 50))} for _ in range(repeat)],
+        "get_conversation_history (offset)": [
+            {"conversation_id": chat, "max_turns": 20, "offset": rng.randrange(n)} for _ in range(repeat)],
+        "get_conversation_context (before)": [
+            {"conversation_id": chat, "token_budget": 2000, "before": str(t).replace(" ", "T")} for t in times],
         "get_conversation_history": [{"conversation_id": chat, "max_turns": rng.choice((10, 50))}
                                      for _ in range(repeat)],
         "get_conversation_context": [{"conversation_id": chat, "token_budget": rng.choice((2000, 8000))}
@@ -82,7 +103,7 @@ def conversation_reads(home: Path, config: Path, repeat: int) -> dict[str, Any]:
         served, cpu = [], []
         for kw in args:
             t0 = time.process_time()  # on a shared machine CPU time says more than wall time
-            served.append(call(TOOLS[name], store, seat, kw)[0])
+            served.append(call(TOOLS[name.split(" ")[0]], store, seat, kw)[0])
             cpu.append((time.process_time() - t0) * 1000)
         out[name] = {**stats(served), "cpu": stats(cpu)}
         log(f"{name} on a chat of {n:,}: p50 {out[name]['p50']} ms, p95 {out[name]['p95']} ms "
@@ -99,21 +120,23 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     result: dict[str, Any] = {"size": args.size, "machine": machine(), "imports": {}}
     for fmt in args.formats.split(","):
-        base, ext = generate.ensure(args.size, fmt, log)
+        base, ext = (sources.ensure_plus(args.size, fmt) if fmt in sources.WRITERS
+                     else generate.ensure(args.size, fmt, log))
         work = OUT / f"ingest-{args.size}" / fmt
         shutil.rmtree(work, ignore_errors=True)
         (work / "src").mkdir(parents=True)
         config = work / "config.yaml"
         config.write_text(CONFIG)
         home, src = work / "home", work / "src" / base.name
-        shutil.copyfile(base, src)
+        copy(base, src)
         first = one(home, config, src)
         log(f"{fmt}: {first}")
         later = time.time() + 60
-        os.utime(src, (later, later))
+        for f in [src, *src.rglob("*")] if src.is_dir() else [src]:
+            os.utime(f, (later, later))
         touched = one(home, config, src)
         log(f"{fmt} re-exported: {touched}")
-        shutil.copyfile(ext, src)
+        copy(ext, src)
         plus = one(home, config, src)
         log(f"{fmt} +1%: {plus}")
         result["imports"][fmt] = {"first": first, "touched": touched, "plus1pct": plus,

@@ -69,15 +69,16 @@ def _chats(rng: random.Random, people: list) -> list[list[int]]:
             else [rng.randrange(len(people))] for _ in range(CHATS)]
 
 
-def _stream(n: int) -> Any:
-    """(i, chat index, author index or None for the owner, ms since 1970, text, rng) per message."""
+def _stream(n: int, total: int | None = None) -> Any:
+    """(i, chat index, author index or None for the owner, ms since 1970, text, rng) per message;
+    with `total`, the same `n` followed by newer ones up to `total` (a later export)."""
     rng = random.Random(SEED)
     people = _people(rng)
     chats = _chats(rng, people)
     maker = TextMaker(Vocabulary())
     span_ms = int(generate.SPAN / timedelta(milliseconds=1))
     start_ms = int(generate.START.timestamp() * 1000)
-    for i in range(n):
+    for i in range(total or n):
         c = min(int(rng.paretovariate(1.2)) - 1, CHATS - 1)
         members = chats[c]
         author = None if rng.random() < 0.4 else rng.choice(members)
@@ -89,7 +90,7 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-def write_signal_export(folder: Path, n: int) -> None:
+def write_signal_export(folder: Path, n: int, total: int | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)
     people = _people(rng)
@@ -114,7 +115,7 @@ def write_signal_export(folder: Path, n: int) -> None:
             recipient = 10_000 + c if len(members) > 1 else 100 + members[0]
             out({"chat": {"id": str(c + 1), "recipientId": str(recipient)}})
         last: dict[int, tuple[int, int]] = {}
-        for i, c, author, sent, text, r, _, _ in _stream(n):
+        for i, c, author, sent, text, r, _, _ in _stream(n, total):
             item: dict[str, Any] = {"chatId": str(c + 1), "dateSent": str(sent)}
             item["authorId"] = "1" if author is None else str(100 + author)
             item["outgoing" if author is None else "incoming"] = {}
@@ -139,13 +140,13 @@ def write_signal_export(folder: Path, n: int) -> None:
     (folder / "files").mkdir(exist_ok=True)
 
 
-def write_telegram(path: Path, n: int) -> None:
+def write_telegram(path: Path, n: int, total: int | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)
     people = _people(rng)
     chats = _chats(rng, people)
     messages: list[list[dict]] = [[] for _ in chats]
-    for i, c, author, sent, text, r, _, _ in _stream(n):
+    for i, c, author, sent, text, r, _, _ in _stream(n, total):
         who = ("Sam Rivera", "user1") if author is None else (people[author][0], f"user{1000 + author}")
         m: dict[str, Any] = {"id": i + 1, "type": "message", "date_unixtime": str(sent // 1000),
                              "from": who[0], "from_id": who[1]}
@@ -177,7 +178,7 @@ def write_telegram(path: Path, n: int) -> None:
     path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def write_sms(path: Path, n: int) -> None:
+def write_sms(path: Path, n: int, total: int | None = None) -> None:
     """An SMS Backup & Restore file: SMS one-to-one, MMS in groups (with a small picture)."""
     from xml.sax.saxutils import quoteattr
 
@@ -185,8 +186,8 @@ def write_sms(path: Path, n: int) -> None:
     picture = base64.b64encode(bytes(range(256)) * 2).decode()
     with path.open("w", encoding="utf-8") as f:
         f.write("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n")
-        f.write(f'<smses count="{n}" backup_set="bench" backup_date="0" type="full">\n')
-        for i, c, author, sent, text, r, people, chats in _stream(n):
+        f.write(f'<smses count="{total or n}" backup_set="bench" backup_date="0" type="full">\n')
+        for i, c, author, sent, text, r, people, chats in _stream(n, total):
             members = chats[c]
             if len(members) == 1:
                 name, _, phone = people[members[0]]
@@ -317,6 +318,24 @@ def telegram_memory(sizes: list[str]) -> None:
     print("| size | file MB | reader | messages | s | peak RSS MB |\n|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['size']} | {r['file_mb']} | {r['reader']} | {r['messages']} | {r['seconds']} | {r['peak_rss_mb']} |")
+
+
+WRITERS = {"signal-export": write_signal_export, "telegram": write_telegram, "sms": write_sms}
+
+
+def ensure_plus(size: str, name: str) -> tuple[Path, Path]:
+    """The archive `name` (signal-export, telegram, sms) and its later export with 1% newer
+    messages (`<size>/plus1pct/...`), generated once."""
+    base = ensure(size)[name]
+    d = generate.DATA / size
+    ext = d / "plus1pct" / base.relative_to(d)
+    if not (d / f".{name}-plus1pct.done").exists():
+        n = generate.SIZES[size]
+        if ext.is_dir():
+            shutil.rmtree(ext)
+        WRITERS[name](ext, n, generate.n_extended(n))
+        (d / f".{name}-plus1pct.done").write_text("ok\n")
+    return base, ext
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.engine import Connection, Row
 
 from . import models as m
@@ -56,13 +56,27 @@ def _count(conn: Connection, cond: Any, table: Any = _MESSAGES) -> int:
 
 def newest_messages(conn: Connection, chat_id: str, limit: int, offset: int = 0,
                     columns: list[Any] | None = None) -> list[Row]:
-    """The chat's newest messages, newest first, skipping the `offset` newest."""
+    """The chat's newest messages, newest first, skipping the `offset` newest.
+
+    An offset is walked along the index alone: the (time, ordinal) key at that position, how
+    many messages are newer than it, then `limit` whole rows from that key on. (An OFFSET on
+    the rows themselves read every skipped row whole: 3.5 s for an offset of 50,000.)"""
     mt = _MESSAGES
-    q = (select(*(columns or [mt])).where(mt.c.chat_id == chat_id)
-         .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc()).limit(limit))
-    if offset:
-        q = q.offset(offset)
-    return list(conn.execute(q).all())
+    order = (mt.c.sent_at.desc(), mt.c.ordinal.desc(), mt.c.id.desc())
+    q = select(*(columns or [mt])).where(mt.c.chat_id == chat_id).order_by(*order)
+    if not offset:
+        return list(conn.execute(q.limit(limit)).all())
+    mine = mt.c.chat_id == chat_id
+    key = conn.execute(select(mt.c.sent_at, mt.c.ordinal).where(mine)
+                       .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc())
+                       .limit(1).offset(offset)).first()
+    if key is None:
+        return []
+    at = tuple_(mt.c.sent_at, mt.c.ordinal)
+    newer = _count(conn, mine & (at > tuple_(key.sent_at, key.ordinal)))
+    skip = offset - newer  # messages with the same key that come first (by id): almost always 0
+    rows = conn.execute(q.where(at <= tuple_(key.sent_at, key.ordinal)).limit(skip + limit)).all()
+    return list(rows[skip:])
 
 
 def newest_calls(conn: Connection, chat_id: str, limit: int, offset: int = 0) -> list[Row]:

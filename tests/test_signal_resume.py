@@ -142,10 +142,15 @@ def test_a_deleted_message_and_a_downloaded_attachment_are_picked_up(tmp_path, i
         k: v for k, v in reference.items() if k != deleted[0]}
 
 
-def test_an_unchanged_database_is_skipped_and_a_touched_one_reads_nothing(imported):
+def test_an_unchanged_database_is_skipped_and_a_rewritten_one_reads_nothing(imported):
     home, db = imported
     before = rows(home)
     assert import_db(home, db)["status"] == "unchanged"
+    conn = sqlite3.connect(db)  # Signal wrote its own bookkeeping, no message changed
+    conn.execute("UPDATE items SET json = json WHERE id = 'uuid_id'")
+    conn.execute("CREATE TABLE sessions (id TEXT)")
+    conn.commit()
+    conn.close()
     later(db)
     report = import_db(home, db)
     assert report["messages"] == {"new": 0, "unchanged": 0, "updated": 0}
@@ -175,3 +180,12 @@ def test_force_reads_everything_again(imported):
     later(db)
     report = import_db(home, db, force=True)
     assert report["messages"]["unchanged"] > FILLER
+
+
+def test_a_copy_with_only_a_new_time_is_unchanged_without_being_read(imported):
+    home, db = imported
+    later(db)
+    report = import_db(home, db)
+    assert report["status"] == "unchanged"
+    assert any("only its time changed" in n for n in report["notes"])
+    assert import_db(home, db)["status"] == "unchanged"  # the new time is remembered

@@ -103,3 +103,21 @@ def test_agent_turns_keep_the_count(store):
     history = get_conversation_history(store, seat, session, max_turns=2)
     assert history["totalTurns"] == 4
     assert [t["content"] for t in history["turns"]] == ["turn 2", "turn 3"]
+
+
+def test_history_pages_by_offset_match_the_chat_order_ties_included(store, tmp_path):
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, lines(120))
+    store.import_sources(find_sources(src))
+    mt = Message.__table__
+    with store.write() as conn:  # six messages at the same instant and ordinal: ordered by id
+        ids = [r.id for r in conn.execute(select(mt.c.id).order_by(mt.c.sent_at).offset(50).limit(6))]
+        conn.execute(mt.update().where(mt.c.id.in_(ids)).values(sent_at=START + timedelta(days=3), ordinal=7))
+    with store.read() as conn:
+        rows = conn.execute(select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal)).all()
+    newest_first = [r.id for r in sorted(rows, key=lambda r: (r.sent_at, r.ordinal, r.id), reverse=True)]
+    seat = store.config.seat(None)
+    for offset in [*range(0, 121, 7), 1, 2, 3, 4, 5, 6]:  # the tied six are the newest
+        got = get_conversation_history(store, seat, rows[0].chat_id, max_turns=10, offset=offset)
+        shown = [t["refs"][0] for t in reversed(got["turns"])]
+        assert shown == newest_first[offset:offset + 10], offset

@@ -64,14 +64,18 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
         total = r.count_messages(chat) + n_calls
         if is_expired(chat, store.config.retention_days):
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
-        wanted = offset + max_turns
-        messages = r.latest_messages(chat.id, wanted)
+        if n_calls:  # calls and messages interleave: the newest offset + max_turns of both
+            wanted, skip = offset + max_turns, offset
+            messages = r.latest_messages(chat.id, wanted)
+            calls = r.latest_calls(chat.id, wanted)
+        else:  # the window alone, whatever the offset (found along the chat's index)
+            wanted, skip = max_turns, 0
+            messages, calls = r.latest_messages(chat.id, max_turns, offset), []
         extras = r.message_extras(messages) if chat.platform != AGENT else {}
-        calls = r.latest_calls(chat.id, wanted) if n_calls else []
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
                          key=lambda e: e[:4], reverse=True)
-    picked = [e for _, e in zip(range(wanted), newest)][offset:]
+    picked = [e for _, e in zip(range(wanted), newest)][skip:]
     mask = masker(seat)
     turns = []
     for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
