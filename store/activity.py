@@ -23,7 +23,7 @@ from . import models as m
 class HourCount(NamedTuple):  # tens of thousands of them: a tuple is cheaper than a dataclass
     hour: int  # hours since 1970-01-01 00:00 UTC
     platform: str
-    count: int
+    messages: int  # (not `count`: a tuple's own method has that name)
 
 
 @dataclass(frozen=True)

@@ -124,9 +124,9 @@ def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
                            max((h.hour for h in hours), default=0))
         for row in hours:
             month, weekday, hour = clock(row.hour)
-            per_month[month][row.platform] += row.count
-            heat[weekday][hour] += row.count
-            total += row.count
+            per_month[month][row.platform] += row.messages
+            heat[weekday][hour] += row.messages
+            total += row.messages
         spans = sorted(person_spans(conn, visible), key=lambda s: (s.first, s.person_id))
         per_year: dict[int, Counter[str]] = defaultdict(Counter)
         overall: Counter[str] = Counter()
@@ -136,7 +136,7 @@ def archive_activity(store: Store, seat: Seat, top: int = 8) -> ActivityResult:
         leaders = [pid for pid, _ in overall.most_common(top)]
         person_month: dict[str, Counter[str]] = defaultdict(Counter)
         for pid, row in person_messages_per_hour(conn, visible, leaders):
-            person_month[pid][clock(row.hour)[0]] += row.count
+            person_month[pid][clock(row.hour)[0]] += row.messages
 
         def name(pid: str) -> str:
             return names[pid] if pid in names else pid
