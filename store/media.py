@@ -87,6 +87,23 @@ class MediaRefused(MediaUnreadable):
     """The file is not read on purpose: a symbolic link leading out of its export."""
 
 
+def shown_path(locator: str | None) -> str:
+    """Where a locator points, as a person reads it: a file's path, zip:…!member as it is, an
+    MMS part as '<backup> (MMS n, part m)'."""
+    if not locator:
+        return ""
+    try:
+        if locator.startswith("file:"):
+            root, relative = json.loads(locator[len("file:"):])
+            return str(Path(root) / relative)
+        if locator.startswith("mms:"):
+            path, mms_no, part_no, *_ = json.loads(locator[len("mms:"):])
+            return f"{path} (MMS {mms_no + 1}, part {part_no + 1})"
+    except (ValueError, TypeError):
+        pass
+    return locator
+
+
 def _export_path(locator: str) -> Path:
     """The file a `file:` locator names, checked to be inside its export folder."""
     try:

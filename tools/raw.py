@@ -14,6 +14,7 @@ from typing import Any
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError
 from chatmem.store import Store
+from chatmem.store.media import shown_path
 from chatmem.store.reads import Reader
 
 from .lookup import call_text
@@ -68,7 +69,7 @@ def _message(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None
     if attachments:
         parts.append("--- attachments ---")
         parts += [f"{a.id} {a.name or '(no name)'} {a.mime_type or ''} "
-                  f"{'' if a.size is None else f'{a.size} bytes'} {a.path or ''}".rstrip() for a in attachments]
+                  f"{'' if a.size is None else f'{a.size} bytes'} {shown_path(a.path)}".rstrip() for a in attachments]
     if turn:
         title = f"turn {row.ordinal} ({row.role}) of {where}, {when['date']}"
         relations = _relations(chat.id, refs=[str(r) for r in (row.extra or {}).get("refs", [])])
@@ -116,7 +117,7 @@ def _attachment(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | N
         return None
     msg, chat = found
     meta = {"id": row.id, "message": msg.id, "name": row.name, "mime_type": row.mime_type, "size": row.size,
-            "path": row.path, "guid": row.guid}
+            "path": shown_path(row.path) or None, "guid": row.guid}
     return {"type": "attachment", "title": f"{row.name or 'attachment'} from {shown_sender(msg, r.names())} in "
                      f"{chat_name(chat, r.names())}",
             "content": json.dumps(meta, ensure_ascii=False, indent=1),
