@@ -25,8 +25,9 @@ from .output import emit
 @handle_errors
 def attachment(app: AppContext, attachment_id: str, out: Path | None, page: int, max_bytes: int,
                as_json: bool):
-    """One attachment (an a_… id from `chatmem raw`): its text, what is known of it, or with
-    --out its original file. Images show their size here; --out writes the picture."""
+    """One attachment (an a_… id: `chatmem search --json` and `chatmem raw` list them): its
+    text, what is known of it, or with --out its original file. Images show their size here;
+    --out writes the picture."""
     from chatmem.store.permissions import open_private
 
     from ..attachments import attachment_bytes, read_attachment
