@@ -122,6 +122,26 @@ def test_total_is_exactly_what_paging_reaches(sem_store, config, mode):
     assert len(seen) == len(set(seen)) == total > 3
 
 
+def test_operators_in_the_query_are_obeyed_in_hybrid_mode(sem_store, config, monkeypatch):
+    """Regression: hybrid (the default with the extra) embedded `rope in:Mom` as words and
+    returned the nearest messages of every chat; `in:nonesuch` returned results too."""
+    monkeypatch.delenv("CHATMEM_SEARCH_MODE", raising=False)
+    owner = config.seat(None)
+    r = search_memory(sem_store, owner, "sore in:Climbing from:Ben")
+    assert r["mode"] == "keyword"  # operators are keyword search's language, and it answered
+    assert texts(r) and {h["sender"] for h in r["results"]} == {"Ben Okafor"}
+    assert {h["chat"] for h in r["results"]} == {"Climbing Crew"}
+    assert r["total"] == len(r["results"]) == 2
+    r = search_memory(sem_store, owner, "chocolate platform:imessage", mode="hybrid")
+    assert {h["chat"] for h in r["results"]} == {"Mom"} and r["total"] == 1
+    with pytest.raises(ChatmemError, match="nonesuch"):
+        search_memory(sem_store, owner, "rope in:nonesuch")
+    with pytest.raises(ChatmemError, match="operators .* not semantic"):
+        search_memory(sem_store, owner, "rope in:Climbing", mode="semantic")
+    # without operators, hybrid stays hybrid
+    assert search_memory(sem_store, owner, "rope")["mode"] == "hybrid"
+
+
 def test_filters_and_seats_apply_to_the_semantic_leg(sem_store, config):
     owner = config.seat(None)
     r = search_memory(sem_store, owner, "injury", mode="semantic", sender="Ben Okafor", limit=10)

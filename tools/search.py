@@ -76,14 +76,23 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
 
     `person` (a name, phone number, e-mail or person id) finds that person's messages on
     every platform, whatever name each platform shows for them. `mode` is keyword, semantic
-    or hybrid (tools/semantic.py; hybrid by default where the semantic extra is installed).
+    or hybrid (tools/semantic.py; hybrid by default where the semantic extra is installed); a
+    query with operators is answered by keyword search.
     `attachment_type` (image, video, audio, document, other) keeps messages with such a file;
     it is a keyword search (by meaning, files are not told apart)."""
     timer = Timer()
     types = _attachment_types(attachment_type)
     if types is not None and mode in ("semantic", "hybrid"):
         raise ArgumentError(f"attachment_type works with mode keyword, not {mode}")
-    mode = "keyword" if types is not None else resolve_mode(mode)
+    operators = (isinstance(query, str) and 0 < len(query.strip()) and len(query) <= MAX_QUERY_CHARS
+                 and bool(parse_query(query).operators))
+    if operators and mode == "semantic":
+        raise ArgumentError("operators (from:, in:, with:, after:, before:, has:, is:, platform:, "
+                            "text:) work with mode keyword or hybrid, not semantic: give the "
+                            "filters as arguments, or leave the operators out")
+    # operators are the keyword search's own language (a meaning has no `in:` or `has:`): a
+    # query with them is answered by keyword search, and the result's mode says so
+    mode = "keyword" if types is not None or operators else resolve_mode(mode)
     limit = check_int(limit, "limit", 1, 50)
     offset = check_int(offset, "offset", 0, MAX_OFFSET)
     if isinstance(sort, str):

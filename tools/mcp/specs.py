@@ -101,7 +101,9 @@ def _search_memory(run: Run):
             description="`keyword` (the words as written), `semantic` (messages close in meaning, "
                         "other words or languages), or `hybrid` (both, fused; each result's `legs` "
                         "says which found it). Default: hybrid where search by meaning is installed, "
-                        "else keyword. The result's `mode` says which answered.")] = None,
+                        "else keyword. A query with operators (in:, from:, has:, ...) is answered "
+                        "by keyword search (an error with `semantic`). The result's `mode` says "
+                        "which answered.")] = None,
         attachment_type: Annotated[Literal["image", "video", "audio", "document", "other"] | None,
                                    Field(description="Only messages with a file of this type "
                                          "(photos are `image`, voice notes `audio`, PDFs and other "
