@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from chatmem.errors import FormatError
+from chatmem.importers.estimate import count_lines
 from chatmem.records import (
     CALL_DIRECTIONS,
     KINDS,
     Attachment,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Occurrences,
@@ -75,6 +77,7 @@ class JsonlImporter:
         except OSError as e:
             raise FormatError(f"{path}: cannot read it: {e.strerror}") from e
         with f:
+            yield Estimate(count_lines([path]))  # so that progress can say the time left
             seen_good = False
             for lineno, raw in enumerate(f, 1):
                 if not raw.strip():

@@ -36,6 +36,7 @@ from chatmem.records import (
     Attachment,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -48,6 +49,7 @@ from chatmem.records import (
     message_id_from_guid,
 )
 
+from ..estimate import count_lines
 from .backup_events import call_facts, update_text
 from .backup_people import People, as_bytes, as_dict, as_int, service_id
 from .common import PLATFORM, SYSTEM_SENDER, from_ms, json_lines, splice_mentions
@@ -153,6 +155,7 @@ class _Run:
         except OSError as e:
             raise FormatError(f"{self.main}: cannot read ({e})") from e
         with f:
+            yield Estimate(count_lines([self.main]))  # frames: chat items and a few others
             for number, text, frame, error in json_lines(f):
                 if error is not None:
                     yield Problem(self.where, number, error, text)

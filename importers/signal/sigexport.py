@@ -30,6 +30,7 @@ from chatmem.records import (
     Attachment,
     Call,
     Chat,
+    Estimate,
     ImportOptions,
     Message,
     Occurrences,
@@ -42,6 +43,7 @@ from chatmem.records import (
     message_id_from_content,
 )
 
+from ..estimate import count_lines
 from .common import PLATFORM, json_lines
 
 DATA_FILE, CHAT_FILE = "data.json", "chat.md"
@@ -96,6 +98,7 @@ class SigexportReader:
         if not folders:
             raise FormatError(f"{path}: no signal-export chat folders ({DATA_FILE} + {CHAT_FILE})")
         owners = {OWNER_SENDER, *options.owner_names}
+        yield Estimate(count_lines(f / DATA_FILE for f in folders))  # a message a line
         for folder in folders:
             yield from _ChatReader(folder, options, owners, single=len(folders) == 1).records()
         notes = [f"signal-export: {len(folders)} chat(s); local times read in {options.timezone}"]

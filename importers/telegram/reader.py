@@ -20,6 +20,7 @@ from chatmem.records import (
     Call,
     Chat,
     Contact,
+    Estimate,
     ImportOptions,
     Message,
     Problem,
@@ -31,6 +32,7 @@ from chatmem.records import (
     message_id_from_guid,
 )
 
+from ..estimate import count_matches
 from .service import plain_text, service_text
 from .stream import Block, ChatEnd, ChatHead, ChatMessage, NotAChat, parts
 
@@ -133,6 +135,8 @@ class _Run:
     # ---------------------------------------------------------------- the pass
 
     def records(self) -> Iterator[Record]:
+        # messages and service messages, counted by their "type" in one fast read of the file
+        yield Estimate(count_matches([self.path], rb'"type":\s*"(?:message|service)"'))
         state: _ChatState | None = None
         for part in parts(self.path):
             if isinstance(part, Block):
