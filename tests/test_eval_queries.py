@@ -51,3 +51,18 @@ def test_a_slice_gives_figures_per_class_for_both_systems(store):
 def test_scoring():
     assert ev.score(["a", "b", "c"], ["c", "z"]) == (0.5, 1 / 3, 3)
     assert ev.score(["x"] * 20 + ["a"], ["a"]) == (0.0, 0.0, None)
+
+
+def test_hybrid_finds_what_keyword_finds(store):
+    """Issue 20: hybrid never loses an answer the keyword leg alone puts in the top 10."""
+    pytest.importorskip("wordllama", reason="the semantic extra is not installed")
+    queries = ev.load_queries(per_class=8)
+    ev.resolve_labels(store, queries)
+    keyword, hybrid = ev.chatmem_system(store, "keyword"), ev.chatmem_system(store, "hybrid")
+    lost = {}
+    for q in queries:
+        found = set(keyword(q)[0]) & set(q.answers)
+        if found - set(hybrid(q)[0]):
+            lost[q.id] = q.query
+    assert not lost
+    assert len(queries) == 8 * len(ev.CLASSES)
