@@ -201,7 +201,7 @@ class Ingest:
         self.chat_names: dict[str, str] = {}
         self.state: rec.SourceState | None = None
         self.count = 0
-        self.records = 0  # anything the importer yielded at all
+        self.records = 0  # anything the importer yielded at all but an Estimate
         self.expected: int | None = None  # what the importer's Estimate announced
         self.ordinal = 0
         # Into an empty store nothing can exist yet but what this import wrote itself: skip the
@@ -251,6 +251,7 @@ class Ingest:
                 self.add_memory(r)
             elif isinstance(r, rec.Estimate):
                 self.expected = (self.expected or 0) + r.records
+                self.records -= 1  # a forecast is not something imported (an empty file is an error)
             elif isinstance(r, rec.SourceState):
                 self.state = r
                 self.report.notes.extend(r.notes)
