@@ -35,6 +35,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from chatmem.errors import FormatError
+from chatmem.importers.estimate import head_text
 from chatmem.records import (
     OWNER,
     Attachment,
@@ -133,8 +134,7 @@ class AndroidSmsImporter:
         if not path.is_file() or path.suffix.lower() != ".xml":
             return False
         try:
-            with path.open("rb") as f:
-                head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+            head = head_text(path, HEAD_BYTES)
         except OSError:
             return False
         return bool(re.search(r"<(smses|calls)[\s>]", head))

@@ -1,5 +1,6 @@
-"""How many records a file holds, roughly and fast: a count of a byte pattern, read in blocks,
-for the importers whose format has no count up front. The progress display turns it into the
+"""Looking into a file cheaply: its first bytes as text (what detection reads), and how many
+records it holds, roughly and fast — a count of a byte pattern, read in blocks, for the
+importers whose format has no count up front. The progress display turns it into the
 time left (records.Estimate); a pattern that also matches elsewhere only makes it a little high.
 """
 
@@ -11,6 +12,13 @@ from pathlib import Path
 
 BLOCK = 1 << 18  # a quarter MB at a time: the count costs no memory worth speaking of
 TAIL = 64  # a file without line breaks: what is carried to the next block
+
+
+def head_text(path: Path, size: int = 4096) -> str:
+    """The first `size` bytes of a file as text (undecodable bytes replaced); OSError when it
+    cannot be read."""
+    with open(path, "rb") as f:
+        return f.read(size).decode("utf-8", errors="replace")
 
 
 def _blocks(path: Path) -> Iterator[bytes]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
+from chatmem.importers.estimate import head_text
 from chatmem.records import (
     OWNER,
     Attachment,
@@ -128,19 +129,14 @@ class MetaImporter:
         return _Thread(folder, files, options).records()
 
 
-def _head(path: Path) -> str:
-    with path.open("rb") as f:
-        return f.read(4096).decode("utf-8", errors="replace")
-
-
 def _looks_like_thread(path: Path) -> bool:
-    head = _head(path)
+    head = head_text(path)
     return ('"participants"' in head or '"threadName"' in head) and '"messages"' in head or (
         '"sender_name"' in head or '"senderName"' in head)
 
 
 def _looks_like_e2ee_file(path: Path) -> bool:
-    head = _head(path)
+    head = head_text(path)
     return '"participants"' in head and ('"threadName"' in head or '"senderName"' in head)
 
 

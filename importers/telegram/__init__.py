@@ -24,6 +24,7 @@ from pathlib import Path
 
 from chatmem.records import ImportOptions, Record
 
+from ..estimate import head_text
 from .reader import CHAT_TYPES, read_export
 
 PLATFORM = "telegram"
@@ -38,8 +39,7 @@ class TelegramImporter:
         if not path.is_file() or path.suffix.lower() != ".json":
             return False
         try:
-            with path.open("rb") as f:
-                head = f.read(HEAD_BYTES).decode("utf-8", errors="replace")
+            head = head_text(path, HEAD_BYTES)
         except OSError:
             return False
         if '"personal_information"' in head or ('"about"' in head and "Telegram" in head):
