@@ -348,7 +348,9 @@ class Store:
             report.seconds = time.monotonic() - started
             return report
         state = dict(known.state or {}) if known is not None else {}
-        if force:  # read it all again, not only what is new since the last import
+        if force or (known is not None and not known.fingerprint):
+            # read it all again, not only what is new since the last import (a cleared
+            # fingerprint: a chat of it was forgotten, and an import on purpose brings it back)
             state.pop(rec.RESUME_STATE, None)
         shared = self._shared_aliases(importer.platform, key)
         if shared:

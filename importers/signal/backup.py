@@ -33,6 +33,7 @@ from typing import Any
 from chatmem.errors import FormatError
 from chatmem.records import (
     OWNER,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
@@ -49,10 +50,10 @@ from chatmem.records import (
     message_id_from_guid,
 )
 
-from ..estimate import count_lines
 from .backup_events import call_facts, update_text
 from .backup_people import People, as_bytes, as_dict, as_int, service_id
-from .common import PLATFORM, SYSTEM_SENDER, from_ms, json_lines, splice_mentions
+from .backup_resume import Plan, Segment, digest_of, files_digest, has_file_lookup, read_lines, scan
+from .common import PLATFORM, SYSTEM_SENDER, from_ms, splice_mentions
 
 MAIN_FILE, METADATA_FILE, FILES_DIR = "main.jsonl", "metadata.json", "files"
 FRAME_KINDS = ("account", "recipient", "chat", "chatItem", "stickerPack", "adHocCall",
@@ -117,6 +118,13 @@ class _Run:
         self.skipped: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.files = self._index_files()
+        self.plan: Plan | None = None
+        self.block: int | None = None  # the block being read
+        self.loaded: set[int] = set()  # blocks not read, parsed for quote targets
+        self.dry = False  # parsing a block not read: nothing is yielded
+        self.trace: list[Any] = []  # the current block's file lookups
+        self.low: int | None = None  # the current block's earliest and latest item time
+        self.high: int | None = None
 
     # ---------------------------------------------------------------- files
 
@@ -144,37 +152,101 @@ class _Run:
             names.append(plain.hex())
         if isinstance(pointer.get("fileName"), str):
             names.append(pointer["fileName"])
-        return next((self.files[n] for n in names if n in self.files), None)
+        found = next((self.files[n] for n in names if n in self.files), None)
+        self.trace.append(found)
+        return found
 
     # ---------------------------------------------------------------- the pass
 
     def records(self) -> Iterator[Record]:
         notes = self._metadata_notes()
-        try:
-            f = self.main.open(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise FormatError(f"{self.main}: cannot read ({e})") from e
-        with f:
-            yield Estimate(count_lines([self.main]))  # frames: chat items and a few others
-            for number, text, frame, error in json_lines(f):
-                if error is not None:
-                    yield Problem(self.where, number, error, text)
-                elif not isinstance(frame, dict):
-                    yield Problem(self.where, number, "not a backup frame", text)
-                else:
-                    try:
-                        yield from self._frame(frame, text, number)
-                    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
-                        yield Problem(self.where, number, f"unexpected frame ({e})", text,
-                                      self._chat_of(frame))
-        notes.append(f"Signal export: {self.counts['chatItem']} chat item(s) in "
-                     f"{len(self.chats)} chat(s)")
+        found = scan(self.main)
+        plan = self.plan = Plan(found, files_digest(self.files, self.folder), self.options.state)
+        yield Estimate(plan.estimate())
+        learned: dict[int, dict[str, Any]] = {}
+        for seg in found.segments:
+            self.block = seg.block
+            if seg.block is not None and seg.block not in plan.read:
+                if not (plan.files_changed and self._files_differ(seg)):
+                    continue
+                plan.read.add(seg.block)
+                plan.rechecked += 1
+            before = self.counts["missing_file"]
+            self.trace, self.low, self.high = [], None, None
+            yield from self._lines(seg)
+            if seg.block is not None:
+                learned[seg.block] = {"lo": self.low, "hi": self.high, "f": digest_of(self.trace),
+                                      "m": self.counts["missing_file"] - before}
+        state = plan.state(learned)
+        missing = sum(b.get("m") or 0 for b in state["blocks"].values())
+        notes.append(f"Signal export: {found.items} chat item(s) in {len(self.chats)} chat(s)")
         if self.skipped:
             notes.append("not chat history, skipped: " + ", ".join(
                 f"{n} {kind}" for kind, n in sorted(self.skipped.items())))
-        if self.counts["missing_file"]:
-            notes.append(f"{self.counts['missing_file']} attachment file(s) not in {FILES_DIR}/")
-        yield SourceState(notes=notes)
+        if missing:
+            notes.append(f"{missing} attachment file(s) not in {FILES_DIR}/")
+        if plan.resumed or plan.reason != "first import":
+            notes.append(plan.note())
+        yield SourceState(state={RESUME_STATE: state}, notes=notes)
+
+    def _lines(self, seg: Segment) -> Iterator[Record]:
+        for number, line in read_lines(self.main, seg):
+            text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+            if not text.strip():
+                continue
+            try:
+                frame = json.loads(text)
+            except ValueError as e:
+                yield Problem(self.where, number, f"not JSON ({e})", text)
+                continue
+            if not isinstance(frame, dict):
+                yield Problem(self.where, number, "not a backup frame", text)
+                continue
+            try:
+                yield from self._frame(frame, text, number)
+            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+                yield Problem(self.where, number, f"unexpected frame ({e})", text,
+                              self._chat_of(frame))
+
+    def _dry(self, seg: Segment, only_files: bool = False) -> list[Any]:
+        """Parse a block not read this time for what it tells without yielding it: its message
+        ids (added to `seen`), and its file lookups (returned)."""
+        saved = (self.counts.copy(), self.trace, self.low, self.high, self.dry)
+        self.trace, self.dry = [], True
+        try:
+            for number, line in read_lines(self.main, seg):
+                if only_files and not has_file_lookup(line):
+                    continue
+                try:
+                    frame = json.loads(line)
+                    item = frame.get("chatItem") if isinstance(frame, dict) else None
+                    if isinstance(item, dict):
+                        for _ in self._item(item, "", number):
+                            pass
+                except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+                    continue  # a line that is a problem: it stays what the last import made it
+            return self.trace
+        finally:
+            self.counts, self.trace, self.low, self.high, self.dry = saved
+
+    def _files_differ(self, seg: Segment) -> bool:
+        """Whether an unchanged block's items now find other files than last time."""
+        assert seg.block is not None
+        was = (self.plan.prev_blocks.get(str(seg.block)) or {}).get("f") or ""
+        return bool(was) and digest_of(self._dry(seg, only_files=True)) != was
+
+    def _earlier(self, target: str, sent: int) -> bool:
+        """Whether the message `target` (sent at `sent`) is in a block before this one that was
+        not read this time: the blocks whose times cover `sent` are parsed to see."""
+        if self.dry or not self.plan.resumed or self.block is None:
+            return False
+        for b, facts in self.plan.prev_blocks.items():
+            block = int(b)
+            if (block < self.block and block not in self.plan.read and block not in self.loaded
+                    and isinstance(facts.get("lo"), int) and facts["lo"] <= sent <= facts["hi"]):
+                self.loaded.add(block)
+                self._dry(self.plan.scan.blocks[block])
+        return target in self.seen
 
     def _metadata_notes(self) -> list[str]:
         meta = self.folder / METADATA_FILE
@@ -238,6 +310,8 @@ class _Run:
             yield Problem(self.where, number, "chat item without a known chat or a time", raw,
                           chat.id if chat else None)
             return
+        self.low = sent if self.low is None else min(self.low, sent)
+        self.high = sent if self.high is None else max(self.high, sent)
         author = item.get("authorId")
         owner = self.people.is_owner(author) or "outgoing" in item
         update = item.get("updateMessage")
@@ -375,7 +449,7 @@ class _Run:
         target_sent = as_int(quote.get("targetSentTimestamp"))
         if target_sent is not None:
             target = self._message_id(quote.get("authorId"), target_sent)
-            if target in self.seen:
+            if target in self.seen or self._earlier(target, target_sent):
                 msg.reply_to = target
                 return
         text = as_dict(quote.get("text"))
@@ -399,6 +473,7 @@ class _Run:
         path, _size, present = export_file(self.folder, relative) if relative else (None, None, False)
         if not present:
             self.counts["missing_file"] += 1
+        self.trace.append(present)
         caption = pointer.get("caption") if isinstance(pointer.get("caption"), str) else None
         return Attachment(name=pointer.get("fileName") or None, mime_type=pointer.get("contentType"),
                           size=as_int(locator.get("size")), path=path,

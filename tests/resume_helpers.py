@@ -1,0 +1,52 @@
+"""What re-import tests compare: the store's rows a user sees, and imports of one path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from chatmem.config import load_config
+from chatmem.importers import find_sources
+from chatmem.store import Store
+
+# every table a re-import can change, without the columns that number rows or runs
+TABLES = {
+    "messages": "id, chat_id, sent_at, sender, sender_handle, text, kind, deleted, edited, "
+                "reply_to, raw, digest, extra",
+    "attachments": "id, message_id, position, name, mime_type, size, path, present, text",
+    "reactions": "message_id, sender, emoji, timestamp, removed",
+    "message_versions": "message_id, position, text, timestamp, origin",
+    "calls": "id, chat_id, started_at, direction, duration, answered, raw",
+    "chats": "id, name, message_count",
+}
+
+
+def store_rows(home: Path) -> dict[str, set[tuple[Any, ...]]]:
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        return {t: {tuple(r) for r in conn.exec_driver_sql(f"SELECT {cols} FROM {t}")}
+                for t, cols in TABLES.items()}
+
+
+def import_path(home: Path, path: Path, **kw: Any) -> dict[str, Any]:
+    with Store.open(home, load_config()) as store:
+        (report,) = store.import_sources(find_sources(path), **kw)
+        return report.as_dict()
+
+
+def later(*paths: Path) -> None:
+    """A newer copy: the modification times move on."""
+    for path in paths:
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+
+def fresh(tmp_path: Path, path: Path) -> dict[str, set[tuple[Any, ...]]]:
+    """The store a first import of `path` gives."""
+    home = tmp_path / "fresh-home"
+    import_path(home, path)
+    return store_rows(home)
+
+
+def note(report: dict[str, Any], start: str) -> str:
+    return next(n for n in report["notes"] if n.startswith(start))
