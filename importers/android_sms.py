@@ -36,6 +36,7 @@ from pathlib import Path
 
 from chatmem.errors import FormatError
 from chatmem.importers.estimate import head_text
+from chatmem.importers.resume_blocks import only_changed
 from chatmem.records import (
     OWNER,
     Attachment,
@@ -140,7 +141,9 @@ class AndroidSmsImporter:
         return bool(re.search(r"<(smses|calls)[\s>]", head))
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
-        return _Run(Path(path), options).records()
+        """A re-import gives the store only the blocks of messages that changed since the last
+        import of the same file (see importers/resume_blocks.py); the file is parsed whole."""
+        return only_changed(_Run(Path(path), options).records(), options.state, "sms")
 
 
 class _Run:

@@ -33,6 +33,7 @@ from chatmem.records import (
 )
 
 from ..estimate import count_matches
+from ..resume_blocks import only_changed
 from .service import plain_text, service_text
 from .stream import Block, ChatEnd, ChatHead, ChatMessage, NotAChat, parts
 
@@ -72,7 +73,9 @@ def _ref(value: Any) -> int | str | None:
 
 
 def read_export(path: Path, options: ImportOptions) -> Iterator[Record]:
-    return _Run(path, options).records()
+    """The records of an export; a re-import gives the store only the blocks of messages that
+    changed since the last import of the same file (see importers/resume_blocks.py)."""
+    return only_changed(_Run(path, options).records(), options.state, "telegram")
 
 
 class _Ids:
