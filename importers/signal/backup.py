@@ -231,21 +231,22 @@ class _Run:
 
     def _files_differ(self, seg: Segment) -> bool:
         """Whether an unchanged block's items now find other files than last time."""
-        assert seg.block is not None
+        assert seg.block is not None and self.plan is not None
         was = (self.plan.prev_blocks.get(str(seg.block)) or {}).get("f") or ""
         return bool(was) and digest_of(self._dry(seg, only_files=True)) != was
 
     def _earlier(self, target: str, sent: int) -> bool:
         """Whether the message `target` (sent at `sent`) is in a block before this one that was
         not read this time: the blocks whose times cover `sent` are parsed to see."""
-        if self.dry or not self.plan.resumed or self.block is None:
+        plan = self.plan
+        if self.dry or plan is None or not plan.resumed or self.block is None:
             return False
-        for b, facts in self.plan.prev_blocks.items():
+        for b, facts in plan.prev_blocks.items():
             block = int(b)
-            if (block < self.block and block not in self.plan.read and block not in self.loaded
+            if (block < self.block and block not in plan.read and block not in self.loaded
                     and isinstance(facts.get("lo"), int) and facts["lo"] <= sent <= facts["hi"]):
                 self.loaded.add(block)
-                self._dry(self.plan.scan.blocks[block])
+                self._dry(plan.scan.blocks[block])
         return target in self.seen
 
     def _metadata_notes(self) -> list[str]:

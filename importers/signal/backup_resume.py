@@ -183,7 +183,7 @@ class Plan:
             self.resumed = True
             self.prev_blocks = prev.get("blocks") or {}
         self.read: set[int] = set(blocks)
-        self.files_changed = self.resumed and prev.get("files") != files
+        self.files_changed = isinstance(prev, dict) and self.resumed and prev.get("files") != files
         if self.resumed:
             self.read = {b for b, seg in blocks.items()
                          if (self.prev_blocks.get(str(b)) or {}).get("d") != seg.digest}
