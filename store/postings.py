@@ -36,7 +36,9 @@ from whoosh.util.numeric import byte_to_length
 
 FIELD = "t"
 CACHE_POSTINGS = 8_000_000  # decoded postings kept (ids + weights: ~8 bytes each)
-CACHE_MIN = 2_000  # only terms with at least this many postings are worth keeping
+CACHE_MIN = 2_000
+DENSE_SHARE = 16  # ids of a union at least 1/16 of the segment's documents: merged densely
+MAX_SEGMENTS = 64  # segments whose lengths (and BM25 norms) are kept  # only terms with at least this many postings are worth keeping
 _LENGTH_TABLE = np.array([byte_to_length(i) for i in range(256)], dtype=np.float32)
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 _EMPTY_SCORES = np.zeros(0, dtype=np.float32)
@@ -55,6 +57,7 @@ class PostingCache:
         self._size = 0
         self._lock = threading.Lock()
         self._lengths: dict[str, np.ndarray] = {}
+        self._norms: dict[tuple, np.ndarray] = {}
 
     def get(self, key: tuple) -> tuple[np.ndarray, np.ndarray] | None:
         with self._lock:
@@ -82,7 +85,22 @@ class PostingCache:
         arr = self._lengths.get(sid)
         if arr is None:
             arr = _load_lengths(reader)
+            if len(self._lengths) >= MAX_SEGMENTS:
+                self._lengths.clear()
             self._lengths[sid] = arr
+        return arr
+
+    def norm(self, reader, k1: float, b: float, avgfl: float) -> np.ndarray:
+        """BM25's K1 * ((1 - B) + B * length / average length) of every document of a
+        segment (a million floats: computed once per segment and average, not per query)."""
+        key = (reader.segment().segment_id(), k1, b, avgfl)
+        arr = self._norms.get(key)
+        if arr is None:
+            arr = (k1 * ((1 - b) + b * self.lengths(reader) / avgfl)).astype(np.float32)
+            with self._lock:
+                if len(self._norms) >= MAX_SEGMENTS:  # segments merged away, averages moved on
+                    self._norms.clear()
+                self._norms[key] = arr
         return arr
 
     def clear(self) -> None:
@@ -90,6 +108,7 @@ class PostingCache:
             self._items.clear()
             self._size = 0
             self._lengths.clear()
+            self._norms.clear()
 
 
 def _load_lengths(reader) -> np.ndarray:
@@ -171,35 +190,89 @@ class Evaluator:
     def norm(self) -> np.ndarray:
         """K1 * ((1 - B) + B * length / average length) per document of the segment."""
         if self._norm is None:
-            lengths = self.cache.lengths(self.reader) if self.cache is not None else _load_lengths(self.reader)
-            self._norm = (self.K1 * ((1 - self.B) + self.B * lengths / self.avgfl)).astype(np.float32)
+            if self.cache is not None:
+                self._norm = self.cache.norm(self.reader, self.K1, self.B, self.avgfl)
+            else:
+                lengths = _load_lengths(self.reader)
+                self._norm = (self.K1 * ((1 - self.B) + self.B * lengths / self.avgfl)).astype(np.float32)
         return self._norm
+
+    def term_scores(self, q: Q.Term, ids: np.ndarray, tf: np.ndarray) -> np.ndarray:
+        """BM25 (Whoosh's formula) of a `t` term in the documents `ids` holding it `tf` times."""
+        if not self.scored or not len(ids):
+            return np.zeros(len(ids), dtype=np.float32)
+        df = self.searcher.doc_frequency(FIELD, q.text)
+        idf = np.log(self.n_all / (df + 1)) + 1
+        s = idf * (tf * (self.K1 + 1)) / (tf + self.norm()[ids])
+        return (s * q.boost).astype(np.float32)
+
+    def intersection(self, subqueries: list[Q.Query]) -> tuple[np.ndarray, np.ndarray]:
+        """The documents every subquery matches, their scores added. The terms' documents are
+        intersected first and scored after, only where all hold (a phrase of common words
+        scored half a million postings to keep a few thousand)."""
+        parts: list[tuple[np.ndarray, np.ndarray, Q.Term | None]] = []
+        for c in subqueries:
+            if isinstance(c, Q.Term) and c.fieldname == FIELD:
+                ids, tf = term_postings(self.reader, c.text, self.cache)
+                parts.append((ids, tf, c))
+            else:
+                ids, scores = self.run(c)
+                parts.append((ids, scores, None))
+        parts.sort(key=lambda p: len(p[0]))
+        size = self.reader.doc_count_all()
+        ids = parts[0][0]
+        for other, _, _ in parts[1:]:
+            if not len(ids):
+                break
+            ids = ids[_member(ids, other, size)]
+        total: np.ndarray | None = None
+        for pids, values, term in parts:  # added up in the order the lists were intersected
+            at = _positions(pids, ids, size)
+            v = values[at] if len(ids) else values[:0]
+            s = self.term_scores(term, ids, v) if term is not None else v
+            total = s if total is None else (total + s).astype(np.float32)
+        assert total is not None
+        return ids, total
+
+    def scores_at(self, q: Q.Query, ids: np.ndarray) -> np.ndarray:
+        """The score `q` gives each of the sorted `ids` (0 where it does not match), found
+        term by term at those documents: the optional words of an any-word query ("what did
+        they say about ...") are common, and their union is never built."""
+        size = self.reader.doc_count_all()
+        if isinstance(q, Q.Term) and q.fieldname == FIELD:
+            tids, tf = term_postings(self.reader, q.text, self.cache)
+            hit = _member(ids, tids, size)
+            out = np.zeros(len(ids), dtype=np.float32)
+            if hit.any():
+                at = ids[hit]
+                out[hit] = self.term_scores(q, at, tf[_positions(tids, at, size)])
+            return out
+        if isinstance(q, Q.Or):
+            acc = np.zeros(len(ids), dtype=np.float64)  # as _union adds (float64, in order)
+            for c in q.subqueries:
+                acc += self.scores_at(c, ids)
+            return _scaled((ids, acc.astype(np.float32)), q.boost)[1]
+        oid, osc = self.run(q)
+        out = np.zeros(len(ids), dtype=np.float32)
+        if len(oid):
+            hit = _member(ids, oid, size)
+            out[hit] = osc[_positions(oid, ids[hit], size)]
+        return out
 
     def run(self, q: Q.Query) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(q, Q.Term):
             if q.fieldname == FIELD:
                 ids, tf = term_postings(self.reader, q.text, self.cache)
-                if not self.scored or not len(ids):
-                    return ids, np.zeros(len(ids), dtype=np.float32)
-                df = self.searcher.doc_frequency(FIELD, q.text)
-                idf = np.log(self.n_all / (df + 1)) + 1
-                s = idf * (tf * (self.K1 + 1)) / (tf + self.norm()[ids])
-                return ids, (s * q.boost).astype(np.float32)
+                return ids, self.term_scores(q, ids, tf)
             ids, _ = term_postings(self.reader, q.text, self.cache, q.fieldname)
             return ids, np.zeros(len(ids), dtype=np.float32)
         if q is Q.NullQuery or isinstance(q, Q.NullQuery.__class__):
             return _EMPTY_IDS, _EMPTY_SCORES
         if isinstance(q, Q.Or):
             parts = [self.run(c) for c in q.subqueries]
-            return _scaled(_union(parts), q.boost)
+            return _scaled(_union(parts, self.reader.doc_count_all()), q.boost)
         if isinstance(q, Q.And):
-            parts = sorted((self.run(c) for c in q.subqueries), key=lambda p: len(p[0]))
-            ids, scores = parts[0]
-            for oid, osc in parts[1:]:
-                if not len(ids):
-                    break
-                ids, scores = _intersect(ids, scores, oid, osc)
-            return _scaled((ids, scores), q.boost)
+            return _scaled(self.intersection(q.subqueries), q.boost)
         if isinstance(q, Q.AndNot):
             ids, scores = self.run(q.a)
             if len(ids):
@@ -210,11 +283,7 @@ class Evaluator:
         if isinstance(q, Q.AndMaybe):
             ids, scores = self.run(q.a)
             if len(ids) and self.scored:
-                oid, osc = self.run(q.b)
-                pos = np.searchsorted(oid, ids)
-                pos[pos >= len(oid)] = 0
-                hit = (oid[pos] == ids) if len(oid) else np.zeros(len(ids), dtype=bool)
-                scores = scores + np.where(hit, osc[pos] if len(oid) else 0, 0).astype(np.float32)
+                scores = scores + self.scores_at(q.b, ids)
             return ids, scores
         raise Unsupported(type(q).__name__)
 
@@ -225,7 +294,10 @@ def _scaled(pair: tuple[np.ndarray, np.ndarray], boost: float) -> tuple[np.ndarr
     return pair[0], (pair[1] * boost).astype(np.float32)
 
 
-def _union(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+def _union(parts: list[tuple[np.ndarray, np.ndarray]], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The union of sorted id lists, scores added; `size` is the segment's document count.
+    Lists that together hold a good share of the segment are merged over a dense array of
+    the segment (linear) rather than sorted (n log n: common words at a million messages)."""
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return _EMPTY_IDS, _EMPTY_SCORES
@@ -233,20 +305,35 @@ def _union(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.n
         return parts[0]
     ids = np.concatenate([p[0] for p in parts])
     scores = np.concatenate([p[1] for p in parts])
+    if len(ids) * DENSE_SHARE >= size:
+        seen = np.zeros(size, dtype=bool)
+        seen[ids] = True
+        uniq = np.flatnonzero(seen)
+        return uniq, np.bincount(ids, weights=scores, minlength=size)[uniq].astype(np.float32)
     uniq, inverse = np.unique(ids, return_inverse=True)
     return uniq, np.bincount(inverse, weights=scores, minlength=len(uniq)).astype(np.float32)
 
 
-def _intersect(a: np.ndarray, sa: np.ndarray, b: np.ndarray, sb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    pos = np.searchsorted(b, a)
-    pos[pos >= len(b)] = 0
-    hit = b[pos] == a if len(b) else np.zeros(len(a), dtype=bool)
-    return a[hit], (sa[hit] + sb[pos[hit]]).astype(np.float32)
+def _positions(ids: np.ndarray, sub: np.ndarray, size: int) -> np.ndarray:
+    """Where each of `sub` (a sorted subset of the sorted `ids`) is in `ids`."""
+    if len(ids) == len(sub):
+        return np.arange(len(sub))
+    if len(sub) * DENSE_SHARE >= size:
+        at = np.zeros(size, dtype=np.int64)
+        at[ids] = np.arange(len(ids))
+        return at[sub]
+    return np.searchsorted(ids, sub)
 
 
-def _member(ids: np.ndarray, other: np.ndarray) -> np.ndarray:
+def _member(ids: np.ndarray, other: np.ndarray, size: int = 0) -> np.ndarray:
+    """Which of the sorted `ids` are in the sorted `other`; over a dense array of the
+    segment's `size` documents when the lists are long (linear, not a binary search each)."""
     if not len(other):
         return np.zeros(len(ids), dtype=bool)
+    if size and len(ids) * DENSE_SHARE >= size:
+        seen = np.zeros(size, dtype=bool)
+        seen[other] = True
+        return seen[ids]
     pos = np.searchsorted(other, ids)
     pos[pos >= len(other)] = 0
     return other[pos] == ids

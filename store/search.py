@@ -82,6 +82,7 @@ FUNCTION_BOOST = 0.15
 PHRASE_EXACT = 500  # phrases: up to this many candidates are all checked (exact total)
 PHRASE_CHECK_LIMIT = 2000  # beyond it, candidates checked in rank order until the page is full, at most
 PHRASE_CHUNK = 100
+PHRASE_SAMPLE = 200  # candidates spread over all of them, checked to estimate a phrase's total
 MAX_QUERY_CHARS = 1000
 SEARCH_SECONDS = 10.0  # a query's time bound (CHATMEM_SEARCH_SECONDS sets another)
 CHECK_EVERY = 1024  # matches collected between two looks at the clock
@@ -556,8 +557,9 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         query = _scoped(store, query, flt.readable_chats)
         need = offset + limit
         # phrases: the best-ranked documents with all the words, checked on the text below
+        sample: list[int] | None = [] if plan.phrases else None
         top, total = _collect(store, searcher, query, check,
-                              max(need, PHRASE_CHECK_LIMIT) if plan.phrases else need, sort)
+                              max(need, PHRASE_CHECK_LIMIT) if plan.phrases else need, sort, sample)
         mode = "all"
         in_conversation: list[tuple[str, float]] | None = None
         replies: frozenset[str] = frozenset()
@@ -571,7 +573,7 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
             if a_total > total:
                 top, total, mode = a_top, a_total, "any"
                 if in_chat:
-                    ranked = [(searcher.stored_fields(d)["id"], s) for d, s in top]
+                    ranked = list(zip(doc_ids(searcher, [d for d, _ in top]), (s for _, s in top)))
                     in_conversation, replies = _in_conversation(
                         store, _content_words(parsed.root, plan.languages), ranked, parsed.question)
                     total += len(replies)
@@ -579,9 +581,10 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         if in_conversation is not None:
             ids_scores = in_conversation
         elif plan.phrases:
-            ids_scores, total, exact = _check_phrases(store, searcher, plan.phrases, top, total, need)
+            ids_scores, total, exact = _check_phrases(store, searcher, plan.phrases, top, total, need,
+                                                      sample or [])
         else:
-            ids_scores = [(searcher.stored_fields(d)["id"], s) for d, s in top]
+            ids_scores = list(zip(doc_ids(searcher, [d for d, _ in top]), (s for _, s in top)))
     page = ids_scores[offset:offset + limit]
     return Hits(ids=[i for i, _ in page], scores=[s for _, s in page], total=total,
                 total_exact=exact, mode=mode, fuzzy=plan.fuzzy,
@@ -840,26 +843,41 @@ def store_chat_ids(store: Store) -> set[str]:
 
 
 def _collect(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
-             sort: str) -> tuple[list[tuple[int, float]], int]:
+             sort: str, sample: list[int] | None = None) -> tuple[list[tuple[int, float]], int]:
     """(the best `need` (docnum, score), the exact number of matches): each term's postings
     read as arrays, the query combined by set operations, the columns checked as masks
-    (store/postings.py); Whoosh's matchers only for a query that module does not know."""
+    (store/postings.py); Whoosh's matchers only for a query that module does not know.
+    `sample`, when given, receives PHRASE_SAMPLE matches at most, spread evenly over all."""
     query = query.normalize()
     if query is Q.NullQuery:
         return [], 0
     try:
-        return _collect_arrays(store, searcher, query, check, need, sort)
+        return _collect_arrays(store, searcher, query, check, need, sort, sample)
     except Unsupported:
-        return _collect_matchers(store, searcher, query, check, need, sort)
+        return _collect_matchers(store, searcher, query, check, need, sort, sample)
+
+
+def _spread(parts: list[tuple[list[int], int]], total: int, size: int) -> list[int]:
+    """`size` documents at most spread evenly over all matches, from each segment's
+    (evenly spread documents, number of matches)."""
+    out: list[int] = []
+    for docs, n in parts:
+        take = min(len(docs), round(size * n / total)) if total else 0
+        if take:
+            step = len(docs) / take
+            out += [docs[int(k * step)] for k in range(take)]
+    return out
 
 
 def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
-                    sort: str) -> tuple[list[tuple[int, float]], int]:
+                    sort: str, sample: list[int] | None = None) -> tuple[list[tuple[int, float]], int]:
     import numpy as np
 
     scored = sort == "relevance"
-    candidates: list[tuple[float, int, int]] = []
+    keys: list[Any] = []  # each segment's best `need`: sort keys and document numbers
+    docs: list[Any] = []
     total = 0
+    spread: list[tuple[list[int], int]] = []
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if reader.doc_count() == 0:
@@ -879,6 +897,9 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
         if not keep.all():
             ids, scores = ids[keep], scores[keep]
         total += len(ids)
+        if sample is not None and len(ids):
+            picks = np.linspace(0, len(ids) - 1, min(len(ids), PHRASE_SAMPLE)).astype(np.int64)
+            spread.append(((ids[picks] + offset).tolist(), len(ids)))
         if not len(ids) or not need:
             continue
         if scored:
@@ -894,23 +915,26 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
         else:
             sel = np.arange(len(ids))
         sel = sel[np.lexsort((order_ids[sel], -key[sel]))][:need]
-        for i in sel.tolist():
-            d = int(ids[i]) + offset
-            if scored:
-                candidates.append((float(key[i]), -d, d))
-            else:
-                candidates.append((float(key[i]), d, d))
-    best = sorted(candidates, reverse=True)[:need]
+        keys.append(key[sel])
+        docs.append(ids[sel] + offset)
+    if sample is not None:
+        sample += _spread(spread, total, PHRASE_SAMPLE)
+    if not keys:
+        return [], total
+    key, doc = np.concatenate(keys), np.concatenate(docs)
+    # the best first; ties: the earlier document first by relevance, the later by time
+    best = np.lexsort((doc if scored else -doc, -key))[:need]
     if scored:
-        return [(d, s) for s, _, d in best], total
-    return [(d, 0.0) for _, _, d in best], total
+        return list(zip(doc[best].tolist(), key[best].tolist())), total
+    return [(d, 0.0) for d in doc[best].tolist()], total
 
 
 def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
-                      sort: str) -> tuple[list[tuple[int, float]], int]:
+                      sort: str, sample: list[int] | None = None) -> tuple[list[tuple[int, float]], int]:
     """The same with Whoosh's matchers, a document at a time."""
     heap: list[tuple[float, int, int]] = []
     total = 0
+    matched: list[int] = []
     scored = sort == "relevance"
     context = searcher.context(needs_current=True) if scored else searcher.boolean_context()
     for sub, offset in searcher.leaf_searchers():
@@ -933,6 +957,8 @@ def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck
                 d = m.id()
                 if check is None or check(meta[d], ts[d]):
                     total += 1
+                    if sample is not None:
+                        matched.append(d + offset)
                     s = m.score()
                     if len(heap) < need:
                         heapq.heappush(heap, (s, -(d + offset), d + offset))
@@ -947,42 +973,76 @@ def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck
                     _in_time()
                 if check is None or check(meta[d], ts[d]):
                     total += 1
+                    if sample is not None:
+                        matched.append(d + offset)
                     key = sign * ts[d]
                     if len(heap) < need:
                         heapq.heappush(heap, (key, d + offset, d + offset))
                     elif key > heap[0][0]:
                         heapq.heapreplace(heap, (key, d + offset, d + offset))
     best = sorted(heap, reverse=True)
+    if sample is not None:
+        sample += _spread([(matched, len(matched))], total, PHRASE_SAMPLE)
     if scored:
         return [(d, float(s)) for s, _, d in best], total
     return [(d, 0.0) for _, _, d in best], total
 
 
 def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[tuple[int, float]],
-                   total: int, need: int) -> tuple[list[tuple[str, float]], int, bool]:
+                   total: int, need: int, sample: list[int]) -> tuple[list[tuple[str, float]], int, bool]:
     """The best `need` matches whose text has every phrase word by word, and their total.
 
     `top` are the best-ranked candidates (documents with all the words, PHRASE_CHECK_LIMIT at
     most) of `total`. Up to PHRASE_EXACT candidates are all checked and the total is exact;
-    beyond that, checking stops once the page is full, and the total is the candidates' count
-    times the share of checked ones that held the phrase: an estimate, said so."""
+    beyond that, checking stops once the page is full, and the total is an estimate, said so:
+    the phrases found among the checked ones, plus the unchecked candidates times the share
+    of a sample of them (`sample`: candidates spread evenly over all of them) that holds the
+    phrase. The best-ranked candidates are short messages, where words are neighbours far more
+    often than in the rest: their share alone made totals up to ten times too large."""
     exact = total <= PHRASE_EXACT
     kept: list[tuple[str, float]] = []
     checked = 0
     has = _phrase_test(phrases)
     size = PHRASE_CHUNK
     while checked < len(top):
-        chunk = [(searcher.stored_fields(d)["id"], s) for d, s in top[checked:checked + size]]
+        docs = top[checked:checked + size]
+        chunk = list(zip(doc_ids(searcher, [d for d, _ in docs]), (sc for _, sc in docs)))
         texts = _texts(store, [i for i, _ in chunk])
-        kept += [(i, s) for i, s in chunk if i not in texts or has(texts[i])]
+        kept += [(i, sc) for i, sc in chunk if i not in texts or has(texts[i])]
         checked += len(chunk)
         size *= 4
         if not exact and len(kept) >= need:
             break
     if exact:
         return kept[:need], len(kept), True
-    estimate = max(len(kept), round(total * len(kept) / checked)) if checked else 0
+    seen = {d for d, _ in top[:checked]}
+    rest = [d for d in sample if d not in seen]
+    estimate = len(kept)
+    if rest and total > checked:
+        ids = doc_ids(searcher, rest)
+        texts = _texts(store, ids)
+        held = sum(1 for i in ids if i not in texts or has(texts[i]))
+        estimate += round((total - checked) * held / len(rest))
     return kept[:need], estimate, False
+
+
+def doc_ids(searcher, docnums: list[int]) -> list[str]:
+    """The message or call ids of documents (by document number), read from each segment's
+    stored column directly (Whoosh's searcher finds the segment and copies the dict for each)."""
+    import bisect
+
+    subs = list(searcher.leaf_searchers())
+    if len(docnums) < 20 or not all(hasattr(sub.reader(), "_perdoc") for sub, _ in subs):
+        return [searcher.stored_fields(d)["id"] for d in docnums]
+    from whoosh.codec.whoosh3 import STORED_COLUMN
+
+    offsets = [o for _, o in subs]
+    columns = [sub.reader()._perdoc._cached_reader("_stored", STORED_COLUMN) for sub, _ in subs]
+    out = []
+    for d in docnums:
+        i = bisect.bisect_right(offsets, d) - 1
+        out.append((columns[i][d - offsets[i]] or {})["id"])
+    return out
 
 
 def _phrase_test(phrases: list[list[str]]) -> Callable[[str], bool]:
@@ -1007,25 +1067,41 @@ def _phrase_test(phrases: list[list[str]]) -> Callable[[str], bool]:
     return has
 
 
+_TEXT_QUERIES: list[Any] = []
+
+
+def _text_queries() -> list[Any]:
+    """The three statements reading what the index read of each document (built once, so
+    SQLAlchemy compiles them once: a list of ids is an expanding parameter)."""
+    if not _TEXT_QUERIES:
+        from sqlalchemy import bindparam, select
+
+        from .models import Attachment, Call, Message
+
+        mt, ct, at = Message.__table__, Call.__table__, Attachment.__table__
+        ids: Any = bindparam("ids", expanding=True)
+        _TEXT_QUERIES.extend([
+            select(mt.c.id, mt.c.text).where(mt.c.id.in_(ids)),
+            select(at.c.message_id, at.c.name, at.c.text).where(at.c.message_id.in_(ids)),
+            select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(ids)),
+        ])
+    return _TEXT_QUERIES
+
+
 def _texts(store: Store, ids: list[str]) -> dict[str, str]:
-    from sqlalchemy import select
-
-    from .models import Attachment, Call, Message
-
-    mt, ct, at = Message.__table__, Call.__table__, Attachment.__table__
+    msgs, atts, calls = _text_queries()
     out: dict[str, str] = {}
     with store.read() as conn:
         for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            for r in conn.execute(select(mt.c.id, mt.c.text).where(mt.c.id.in_(chunk))):
-                out[r.id] = r.text or ""
-            for a in conn.execute(select(at.c.message_id, at.c.name, at.c.text).where(at.c.message_id.in_(chunk))):
+            chunk = {"ids": ids[i:i + 500]}
+            for r in conn.execute(msgs, chunk):
+                out[r[0]] = r[1] or ""
+            for mid, name, text in conn.execute(atts, chunk):
                 # as the index reads it: the name, then what the source said of the file
-                out[a.message_id] = " ".join([out.get(a.message_id, ""), a.name or "", a.text or ""])
-            for c in conn.execute(select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(chunk))):
-                out[c.id] = " ".join(x for x in (c.summary, c.transcript) if x)
+                out[mid] = " ".join([out.get(mid, ""), name or "", text or ""])
+            for cid, summary, transcript in conn.execute(calls, chunk):
+                out[cid] = " ".join(x for x in (summary, transcript) if x)
     return out
-
 
 
 # ---------------------------------------------------------------------- names in operators

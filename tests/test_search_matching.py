@@ -4,14 +4,11 @@ index built by importing our own JSON Lines archive."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from tool_helpers import valid
+from tool_helpers import jsonl_store, valid
 
 from chatmem.config import load_config
 from chatmem.errors import ArgumentError, QueryError
-from chatmem.importers import find_sources
 from chatmem.store import Store
 from chatmem.tools.search import search_memory
 
@@ -54,13 +51,7 @@ RECORDS += [_msg(EN, "Ben Ortiz", 14 + i % 10, f"plain note {i} about coffee and
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    base = tmp_path_factory.mktemp("matching")
-    path = base / "archive.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
-    config_file = base / "config.yaml"
-    config_file.write_text("timezone: Europe/Berlin\n")
-    s = Store.open(base / "home", load_config(config_file))
-    s.import_sources(find_sources(path, "jsonl"))
+    s = jsonl_store(tmp_path_factory.mktemp("matching"), RECORDS, "timezone: Europe/Berlin\n")
     yield s
     s.close()
 
@@ -208,19 +199,27 @@ def test_a_prefix_is_bounded_and_highlighted(store):
     "when is the dentist appointment", "running", "end-to-end",
 ])
 @pytest.mark.parametrize("sort", ["relevance", "newest", "oldest"])
-def test_posting_arrays_find_what_whoosh_matchers_find(store, query, sort):
+@pytest.mark.parametrize("any_word", [False, True])
+@pytest.mark.parametrize("dense", [0, 10**9])
+def test_posting_arrays_find_what_whoosh_matchers_find(store, query, sort, any_word, dense, monkeypatch):
     """The array evaluation (store/postings.py) gives the totals and the order that Whoosh's own
-    matchers give, document by document, on the same index; with a filter on the columns too."""
+    matchers give, document by document, on the same index; with a filter on the columns too;
+    for the all-word query and for its any-word fallback (function words optional, scored
+    only where the content words match); with lists merged by binary search and over dense
+    arrays (what long lists at a million messages take)."""
     from datetime import datetime
 
+    from chatmem.store import postings
     from chatmem.store import search as S
+
+    monkeypatch.setattr(postings, "DENSE_SHARE", dense)
 
     parsed = S.parse_query(query)
     for flt in (S.SearchFilter(), S.SearchFilter(since=datetime(2024, 1, 1), platforms=["whatsapp"])):
         with store.index.reading() as searcher:
             plan = S._Plan(searcher.reader(), store.index.languages().values())
             keys, check = S._filter_parts(store, flt)
-            q = plan.build(parsed.root, any_word=not parsed.plain)
+            q = plan.build(parsed.root, any_word=any_word)
             q = S.Q.And([q, keys]) if keys is not None else q
             arrays = S._collect_arrays(store, searcher, q.normalize(), check, 50, sort)
             matchers = S._collect_matchers(store, searcher, q.normalize(), check, 50, sort)

@@ -127,6 +127,17 @@ def seats():
     return {"owner": cfg.seat(None), "assistant": cfg.seat("assistant"), "notebook": cfg.seat("notebook")}
 
 
+def jsonl_store(base: Path, records: list[dict], config: str) -> Store:
+    """A store in `base` with `records` imported from a JSON Lines file (config: the YAML text)."""
+    path = base / "archive.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    config_file = base / "config.yaml"
+    config_file.write_text(config)
+    s = Store.open(base / "home", load_config(config_file))
+    s.import_sources(find_sources(path, "jsonl"))
+    return s
+
+
 def valid(name: str, result: dict) -> dict:
     """The result, after checking it against the tool's JSON Schema."""
     jsonschema.validate(result, RESULT_SCHEMAS[name])
