@@ -32,11 +32,11 @@ from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import String, func, select, type_coerce
 from sqlalchemy.engine import Connection
 from whoosh import columns, formats
 from whoosh import index as windex
@@ -70,6 +70,7 @@ _PLATFORM_BITS, _KIND_SHIFT, _KIND_BITS = 0xFF, 8, 0x7
 GROUP_BIT, ATTACHMENT_BIT, DELETED_BIT = 1 << 11, 1 << 12, 1 << 13
 TYPE_BITS = {kind: 1 << (14 + i) for i, kind in enumerate(ATTACHMENT_TYPES)}
 MAX_TS = 2**32 - 1
+_EPOCH, _SECOND = datetime(1970, 1, 1), timedelta(seconds=1)
 OTHER_PLATFORMS = 0xFF  # the 255th platform name and every one after it share a number
 # A message longer than this is searchable by its first INDEX_TEXT_CHARS characters (it is
 # stored whole): Whoosh kept every position of every word of a document in memory while
@@ -136,8 +137,10 @@ class IndexDoc:
     types: frozenset[str] = frozenset()  # the attachment types (ATTACHMENT_TYPES) it carries
 
     def timestamp(self) -> int:
-        when = self.when if self.when.tzinfo else self.when.replace(tzinfo=timezone.utc)
-        return min(max(int(when.timestamp()), 0), MAX_TS)
+        when = self.when
+        if when.tzinfo is not None:
+            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+        return min(max((when - _EPOCH) // _SECOND, 0), MAX_TS)
 
     def meta(self, platform_codes: dict[str, int]) -> int:
         """The `meta` column's value (a platform not seen before gets the next number)."""
@@ -460,11 +463,16 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
               cut_short: list[str] | None = None) -> Iterator[IndexDoc]:
     """The index document of every message and call changed after ingest `seq` `since`.
     Guesses the language of chats not seen before (and adds them to `languages`); the ids of
-    messages indexed by their first INDEX_TEXT_CHARS characters only go to `cut_short`."""
+    messages indexed by their first INDEX_TEXT_CHARS characters only go to `cut_short`.
+
+    Rows are read as the driver gives them (`extra` as JSON text, times as text on SQLite):
+    SQLAlchemy's per-row conversions cost more than the rest of this reading, and `extra` only
+    matters when it holds a poll. What depends only on the sender (their index keys) is worked
+    out once per sender."""
     pt = m.Person.__table__
     names = {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
     mt, ct, ch, at = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Attachment.__table__
-    chats = {r.id: r for r in conn.execute(select(ch.c.id, ch.c.is_group))}
+    groups = {r.id: bool(r.is_group) for r in conn.execute(select(ch.c.id, ch.c.is_group))}
     attachments: dict[str, list[str]] = {}
     types: dict[str, set[str]] = {}
     q = (select(at.c.message_id, at.c.name, at.c.mime_type, at.c.text)
@@ -483,36 +491,70 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
             lang = languages[chat_id] = guess_language(t or "" for t in sample)
         return lang
 
+    senders: dict[tuple[str | None, str | None, str | None], list[str]] = {}
+
+    def who_of(sender: str | None, handle: str | None, person_id: str | None) -> list[str]:
+        key = (sender, handle, person_id)
+        who = senders.get(key)
+        if who is None:
+            shown = sender_name(_Sender(sender, person_id), names)
+            who = [sender_key(sender or ""), sender_key(handle or ""), sender_key(shown or "")]
+            if person_id:
+                who.append(person_key(person_id))
+            who = senders[key] = [k for k in dict.fromkeys(who) if k]
+        return who
+
+    raw = String()  # read as stored: no JSON decoding, no date parsing, no bool conversion
     q = (select(mt.c.id, mt.c.chat_id, mt.c.platform, mt.c.sender, mt.c.sender_handle,
-                mt.c.person_id, mt.c.text, mt.c.kind, mt.c.sent_at, mt.c.extra, mt.c.deleted)
+                mt.c.person_id, mt.c.text, mt.c.kind, type_coerce(mt.c.sent_at, raw),
+                type_coerce(mt.c.extra, raw), type_coerce(mt.c.deleted, raw))
          .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
-    for r in conn.execute(q):
-        chat = chats.get(r.chat_id)
-        text = r.text or ""
-        extra = r.extra or {}
-        if extra.get("poll"):
-            poll = extra["poll"]
-            text = " ".join([text, str(poll.get("question", ""))] +
-                            [str(o.get("text", "")) for o in poll.get("options", [])])
+    no_types: frozenset[str] = frozenset()
+    for (msg_id, chat_id, platform, sender, handle, person_id, text, kind, sent_at, extra,
+         deleted) in cast(Iterable[tuple[Any, ...]], conn.execute(q)):
+        text = text or ""
+        if extra and "poll" in extra:
+            poll = _json_object(extra).get("poll")
+            if poll:
+                text = " ".join([text, str(poll.get("question", ""))] +
+                                [str(o.get("text", "")) for o in poll.get("options", [])])
         if len(text) > INDEX_TEXT_CHARS:
             text = text[:INDEX_TEXT_CHARS]
             if cut_short is not None:
-                cut_short.append(r.id)
-        files = attachments.get(r.id)
+                cut_short.append(msg_id)
+        files = attachments.get(msg_id)
         if files:
             text = " ".join([text, *files])
-        shown = sender_name(r, names)
-        who = [sender_key(r.sender or ""), sender_key(r.sender_handle or ""), sender_key(shown)]
-        if r.person_id:
-            who.append(person_key(r.person_id))
-        yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind=r.kind,
-                       when=r.sent_at, who=who, group=bool(chat.is_group) if chat else False,
-                       attachment=bool(files), deleted=bool(r.deleted), lang=lang_of(r.chat_id),
-                       types=frozenset(types.get(r.id, ())))
+        lang = lang_of(chat_id)
+        yield IndexDoc(id=msg_id, text=text, chat_id=chat_id, platform=platform, kind=kind,
+                       when=_utc(sent_at), who=who_of(sender, handle, person_id),
+                       group=groups.get(chat_id, False), attachment=bool(files),
+                       deleted=bool(int(deleted or 0)), lang=lang,
+                       types=frozenset(types[msg_id]) if msg_id in types else no_types)
     q = select(ct).where(ct.c.seq > since).execution_options(yield_per=INDEX_BATCH)
     for r in conn.execute(q):
-        chat = chats.get(r.chat_id)
         text = " ".join(x for x in (r.summary, r.transcript) if x) or f"{r.direction} {r.media} call"
         yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind="call",
                        when=r.started_at, who=[sender_key(r.peer or "")],
-                       group=bool(chat.is_group) if chat else False, lang=lang_of(r.chat_id))
+                       group=groups.get(r.chat_id, False), lang=lang_of(r.chat_id))
+
+
+@dataclass
+class _Sender:
+    """What `people.sender_name` reads of a message row."""
+
+    sender: str | None
+    person_id: str | None
+
+
+def _utc(value: datetime | str) -> datetime:
+    """A stored UTC time as a datetime: SQLite gives the text SQLAlchemy wrote
+    ('YYYY-MM-DD HH:MM:SS.ffffff'), other databases a datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _json_object(value: str | dict | None) -> dict:
+    """A JSON column as stored: text on SQLite, already decoded by other drivers."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, dict) else {}
