@@ -52,7 +52,7 @@ from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
 from .media import ATTACHMENT_TYPES, attachment_type
 from .people import sender_name
 from .permissions import make_private
-from .segment import SegmentBuilder
+from .segment import SegmentBuilder, gc_paused
 
 STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
@@ -340,30 +340,37 @@ class FullTextIndex:
         ids: list[str] = []
         n = 0
         builder = SegmentBuilder()
-        try:
-            for doc in docs:
-                ts = doc.timestamp()
-                _widen(span, ts)
-                builder.add(doc.id, doc_terms(doc.text or "", doc.lang), doc.chat_id,
-                            doc.who_keys(), ts, doc.meta(platforms))
-                n += 1
-                if builder.postings >= SEGMENT_POSTINGS:
+        metas: dict[tuple, int] = {}
+        with gc_paused():  # the builder's many small lists make collections slow
+            try:
+                for doc in docs:
+                    ts = doc.timestamp()
+                    _widen(span, ts)
+                    # the `meta` value depends on a few flags only: worked out once per combination
+                    key = (doc.platform, doc.kind, doc.group, doc.attachment, doc.deleted, doc.types)
+                    meta = metas.get(key)
+                    if meta is None:
+                        meta = metas[key] = doc.meta(platforms)
+                    builder.add(doc.id, doc_terms(doc.text or "", doc.lang), doc.chat_id,
+                                doc.who_keys(), ts, meta)
+                    n += 1
+                    if builder.postings >= SEGMENT_POSTINGS:
+                        segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
+                        if replace:
+                            ids += builder.ids
+                        builder = SegmentBuilder()
+                if len(builder):
                     segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
                     if replace:
                         ids += builder.ids
-                    builder = SegmentBuilder()
-            if len(builder):
-                segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
-                if replace:
-                    ids += builder.ids
-            if replace and ids:
-                searcher = writer.searcher()
-                for record_id in ids:
-                    writer.delete_by_term("id", record_id, searcher=searcher)
-            writer.segments.extend(segments)
-        except BaseException:
-            writer.cancel()
-            raise
+                if replace and ids:
+                    searcher = writer.searcher()
+                    for record_id in ids:
+                        writer.delete_by_term("id", record_id, searcher=searcher)
+                writer.segments.extend(segments)
+            except BaseException:
+                writer.cancel()
+                raise
         self._commit(writer, state, platforms, span, merge=False)
         return n
 

@@ -13,24 +13,30 @@ written). Small updates still go through Whoosh's writer (`FullTextIndex.write`)
 
 from __future__ import annotations
 
+import gc
 import struct
 import sys
 import zlib
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from hashlib import md5
+from itertools import accumulate
 from operator import sub
 from pickle import dumps
 from typing import Any
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC
-from whoosh.columns import VarBytesColumn
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import length_to_byte
 
 BLOCK = 128  # postings per block (W3Codec's blocklimit)
 COMPRESS_LEVEL = 3  # W3Codec's compression
+WRITE_TERMS = 4096  # terms whose postings and table rows are written in one go
 COMPRESS_FROM = 96  # bytes of pickled block data below which a block is stored uncompressed
 _ONE = struct.pack("!I", 1)
 _INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
+_UINT = struct.Struct("!I")
 # W3TermInfo.to_bytes of a term whose postings are in the postings file: flags, total weight,
 # document frequency, min/max length bytes, max weight, first/last document, offset, length
 _TERM_INFO = struct.Struct("!BfIBBfIIqi")
@@ -52,6 +58,24 @@ def _put_fixed(writer: Any, data: bytes, count: int) -> None:
     writer._count = count
 
 
+def _put_var(writer: Any, values: list[bytes]) -> None:
+    """All values of a variable-width column at once (a `VarBytesColumn.Writer` with nothing
+    in it yet): the same bytes and length/offset arrays as adding them one by one."""
+    writer._dbfile.write(b"".join(values))
+    lengths = [len(v) for v in values]
+    offsets = list(accumulate(lengths, initial=0))
+    writer._offset_base = offsets.pop()
+    for grown, numbers in ((writer._lengths, lengths), (writer._offsets, offsets)):
+        if numbers:  # widened once for the largest number, as GrowableArray.append would
+            top = max(numbers)
+            try:
+                array(grown.typecode, [top])
+            except OverflowError:
+                grown._retype(top)
+            grown.array.extend(numbers)
+    writer._count = len(values)
+
+
 def _deflate(data: bytes, level: int = COMPRESS_LEVEL) -> bytes:
     """zlib data that `zlib.decompress` reads, with a small window: for values of a few hundred
     bytes this is the same size and many times faster to start than `zlib.compress`."""
@@ -71,6 +95,20 @@ def _zlib_stored(data: bytes) -> bytes:
     if n > 0xFFFF:
         return zlib.compress(data)
     return b"\x78\x01\x01" + _STORED_HEAD.pack(n, n ^ 0xFFFF) + data + _ADLER.pack(zlib.adler32(data))
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: bulk work that allocates millions of small lists and
+    tuples (none of them in cycles) otherwise pays for collections that scan them again and
+    again (about a tenth of a bulk index build)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def length_byte(n: int) -> int:
@@ -140,9 +178,8 @@ class SegmentBuilder:
         n = len(self.ids)
         pdw = codec.per_document_writer(storage, seg)
         # the per-document columns, each written whole (Whoosh's writer adds value by value)
-        stored = pdw._get_column("_stored")._child  # pickled, then deflated, values
-        for doc_id in self.ids:
-            VarBytesColumn.Writer.add(stored, stored._count, _zlib_stored(dumps({"id": doc_id}, 2)))
+        _put_var(pdw._get_column("_stored")._child,  # pickled, then deflated, values
+                 [_zlib_stored(dumps({"id": doc_id}, 2)) for doc_id in self.ids])
         for name, values in (("ts", self.ts), ("meta", self.meta)):
             pdw._create_column(name, schema[name].column_type)
             _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)
@@ -154,6 +191,8 @@ class SegmentBuilder:
         lengths = self.lengths
 
         fw = codec.field_writer(storage, seg)
+        table = fw._tindex
+        table._write_hashes = lambda: _write_hash_tables(table)  # when the field writer closes
         id_posts = {doc_id: [d] for d, doc_id in enumerate(self.ids)}
         fields: list[tuple[str, dict[str, list[int]], dict[str, dict[int, int]] | None]] = [
             ("c", self.keys["c"], None), ("id", id_posts, None),
@@ -176,21 +215,51 @@ def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int
                  lengths: bytearray | None) -> None:
     """Every term of one field, in byte order, straight into the field writer's files: each
     posting list as Whoosh's blocks of BLOCK postings (pickled, deflated when big enough), its
-    statistics as a W3TermInfo row in the terms table."""
-    postfile, tindex = fw._postfile, fw._tindex
+    statistics as a W3TermInfo row in the terms table (WRITE_TERMS rows at a time, `_add_terms`).
+    A term in one document (every `id`, and the rare words) takes a shorter path to the same
+    bytes."""
+    postfile = fw._postfile
     prefix = pack_ushort(fw._fieldid)
     scored = freqs is not None
     offset = postfile.tell()
-    write, add_term = postfile.write, tindex.add
+    chunks: list[bytes] = []
+    keys: list[bytes] = []
+    infos: list[bytes] = []
+    pack_info, pack_int, magic = _TERM_INFO.pack, _INT.pack, WHOOSH3_HEADER_MAGIC
     for term in sorted(posts):
         ids = posts[term]
         fmap = freqs.get(term) if scored else None  # type: ignore[union-attr]
         start = offset
-        out = [WHOOSH3_HEADER_MAGIC]
+        count = len(ids)
+        if len(keys) >= WRITE_TERMS:
+            postfile.write(b"".join(chunks))
+            _add_terms(fw._tindex, keys, infos)
+            chunks, keys, infos = [], [], []
+        keys.append(prefix + term.encode("utf-8", "surrogatepass"))
+        if count == 1:
+            d = ids[0]
+            if not scored:
+                data = dumps(((d,), None, None), 2)
+                f = 1
+                lb = 0
+            else:
+                f = fmap.get(d, 1) if fmap is not None else 1
+                data = dumps(((d,), None if f == 1 else (float(f),), _UINT.pack(f)), 2)
+                lb = lengths[d]  # type: ignore[index]
+            if len(data) >= COMPRESS_FROM:
+                data = _deflate(data)
+                infob = dumps((1, d, float(f), COMPRESS_LEVEL, lb, lb), 2)
+            else:
+                infob = dumps((1, d, float(f), 0, lb, lb), 2)
+            chunk = magic + pack_int(-(len(infob) + len(data))) + infob + data
+            chunks.append(chunk)
+            offset += len(chunk)
+            infos.append(pack_info(0, float(f), 1, lb, lb, float(f), d, d, start, offset - start))
+            continue
+        out = [magic]
         total_w = 0.0
         maxw = 0.0
         minlb, maxlb = 255, 0
-        count = len(ids)
         for b in range(0, count, BLOCK):
             bids = ids[b:b + BLOCK] if count > BLOCK else ids
             k = len(bids)
@@ -219,14 +288,72 @@ def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int
                 data = _deflate(data, comp)
             infob = dumps((k, bids[-1], bmaxw, comp, bmin, bmax), 2)
             size = len(infob) + len(data)
-            out += (_INT.pack(-size if b + BLOCK >= count else size), infob, data)
+            out += (pack_int(-size if b + BLOCK >= count else size), infob, data)
             total_w += wsum
             maxw = bmaxw if bmaxw > maxw else maxw
         chunk = b"".join(out)
-        write(chunk)
+        chunks.append(chunk)
         offset += len(chunk)
         if lengths is None:
             minlb = 0
-        add_term(prefix + term.encode("utf-8", "surrogatepass"),
-                 _TERM_INFO.pack(0, total_w, count, minlb, maxlb, maxw, ids[0], ids[-1],
-                                 start, offset - start))
+        infos.append(pack_info(0, total_w, count, minlb, maxlb, maxw, ids[0], ids[-1],
+                               start, offset - start))
+    postfile.write(b"".join(chunks))
+    _add_terms(fw._tindex, keys, infos)
+
+
+_ROW_HEAD = struct.Struct("!ii")  # a terms-table row: key length, value length
+
+
+def _add_terms(table: Any, keys: list[bytes], values: list[bytes]) -> None:
+    """Rows of Whoosh's terms table (`filetables.OrderedHashWriter`), keys in increasing order,
+    written at once: the same bytes, hash slots and key positions as `add` row by row."""
+    if not keys:
+        return
+    if keys[0] <= table.lastkey:
+        raise ValueError(f"terms table keys must increase: {table.lastkey!r}..{keys[0]!r}")
+    dbfile = table.dbfile
+    pos = dbfile.tell()
+    positions = []
+    rows: list[bytes] = []
+    buckets = table.buckets
+    head = _ROW_HEAD.pack
+    for key, value in zip(keys, values):
+        h = int.from_bytes(md5(key, usedforsecurity=False).digest()[12:], "big")  # md5_hash
+        buckets[h & 255].append((h, pos))
+        positions.append(pos)
+        rows += (head(len(key), len(value)), key, value)
+        pos += 8 + len(key) + len(value)
+    dbfile.write(b"".join(rows))
+    index = table.index  # a GrowableArray: widened once for the largest position, as append would
+    try:
+        array(index.typecode, [positions[-1]])
+    except OverflowError:
+        index._retype(positions[-1])
+    index.array.extend(positions)
+    table.lastkey = keys[-1]
+
+
+_POINTER = struct.Struct("!Iq")  # a hash table slot: the key's hash, the row's position
+
+
+def _write_hash_tables(table: Any) -> None:
+    """`HashWriter._write_hashes` with a write per table instead of per slot: each of the 256
+    buckets as an open-addressing table of twice its entries, filled in the same order with
+    the same linear probing, so the bytes are the same."""
+    dbfile = table.dbfile
+    pack = _POINTER.pack
+    for entries in table.buckets:
+        table.directory.append((dbfile.tell(), 2 * len(entries)))
+        if not entries:
+            continue
+        numslots = 2 * len(entries)
+        hashes = [0] * numslots
+        positions = [0] * numslots  # 0: empty (no row starts at 0, the file's header is there)
+        for hashval, position in entries:
+            slot = (hashval >> 8) % numslots
+            while positions[slot]:
+                slot = (slot + 1) % numslots
+            hashes[slot] = hashval
+            positions[slot] = position
+        dbfile.write(b"".join(map(pack, hashes, positions)))

@@ -13,6 +13,7 @@ import pytest
 from whoosh import query as Q
 
 from chatmem.store import index as index_mod
+from chatmem.store import segment as segment_mod
 from chatmem.store.analysis import doc_terms
 from chatmem.store.index import FullTextIndex, IndexDoc
 
@@ -29,6 +30,8 @@ def _docs(n: int, seed: int = 7, prefix: str = "m") -> list[IndexDoc]:
         words = [rnd.choice(WORDS) for _ in range(k)] + [f"w{rnd.randrange(400)}"]
         if i % 13 == 0:
             words.append("https://example.org/path/to/page")
+        if i == 5:  # a word in one document only, twice (its posting carries a frequency)
+            words += ["solitary", "solitary"]
         docs.append(IndexDoc(
             id=f"{prefix}{i:05d}", text=" ".join(words), chat_id=f"s_chat{i % 3}",
             platform=("whatsapp", "signal")[i % 2], kind="text", lang=("en", "de")[i % 3 == 0],
@@ -58,7 +61,9 @@ def _postings(reader, field: str, term: bytes) -> list[tuple]:
     return sorted(out)
 
 
-def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path):
+@pytest.mark.parametrize("write_terms", [4096, 7], ids=["one-write", "written-in-pieces"])
+def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch, write_terms):
+    monkeypatch.setattr(segment_mod, "WRITE_TERMS", write_terms)
     docs = _docs(700)
     by_whoosh = _built(tmp_path, "whoosh", docs, segments=False)
     direct = _built(tmp_path, "direct", docs, segments=True)
