@@ -210,13 +210,14 @@ def write_sms(path: Path, n: int, total: int | None = None) -> None:
 META_FILE_MESSAGES = 10_000  # Meta splits a thread's messages into files of this many
 
 
-def write_meta(root: Path, n: int) -> None:
-    """Meta's download: a folder per thread, message_1.json the newest, text mojibake'd."""
+def write_meta(root: Path, n: int, total: int | None = None) -> None:
+    """Meta's download: a folder per thread, message_1.json the newest, text mojibake'd; with
+    `total`, a later download holding `total - n` newer messages."""
     rng = random.Random(SEED)
     people = _people(rng)
     chats = _chats(rng, people)
     threads: list[list[dict]] = [[] for _ in chats]
-    for i, c, author, sent, text, r, _, _ in _stream(n):
+    for i, c, author, sent, text, r, _, _ in _stream(n, total):
         who = "Sam Rivera" if author is None else people[author][0]
         m: dict[str, Any] = {"sender_name": who, "timestamp_ms": sent}
         roll = r.random()
@@ -320,11 +321,12 @@ def telegram_memory(sizes: list[str]) -> None:
         print(f"| {r['size']} | {r['file_mb']} | {r['reader']} | {r['messages']} | {r['seconds']} | {r['peak_rss_mb']} |")
 
 
-WRITERS = {"signal-export": write_signal_export, "telegram": write_telegram, "sms": write_sms}
+WRITERS = {"signal-export": write_signal_export, "telegram": write_telegram, "sms": write_sms,
+           "meta": write_meta}
 
 
 def ensure_plus(size: str, name: str) -> tuple[Path, Path]:
-    """The archive `name` (signal-export, telegram, sms) and its later export with 1% newer
+    """The archive `name` (signal-export, telegram, sms, meta) and its later export with 1% newer
     messages (`<size>/plus1pct/...`), generated once."""
     base = ensure(size)[name]
     d = generate.DATA / size

@@ -35,6 +35,7 @@ from typing import Any
 
 from chatmem.errors import FormatError
 from chatmem.importers.estimate import head_text
+from chatmem.importers.resume_blocks import only_changed
 from chatmem.records import (
     OWNER,
     Attachment,
@@ -117,16 +118,19 @@ class MetaImporter:
         return False
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
+        """A re-import gives the store only the blocks of messages that changed since the last
+        import of the same thread (see importers/resume_blocks.py); the files are parsed whole."""
         path = Path(path)
         if path.is_file() and not MESSAGE_FILE.fullmatch(path.name):
             # a flat end-to-end encrypted thread: the file is the thread, its media beside it
-            return _Thread(path.parent, [path], options, key=f"e2ee/{path.stem}",
-                           roots=[path.parent]).records()
-        folder = path.parent if path.is_file() else path
-        files = thread_files(folder)
-        if not files:
-            raise FormatError(f"{path}: no message_1.json here (a Messenger or Instagram thread folder)")
-        return _Thread(folder, files, options).records()
+            thread = _Thread(path.parent, [path], options, key=f"e2ee/{path.stem}", roots=[path.parent])
+        else:
+            folder = path.parent if path.is_file() else path
+            files = thread_files(folder)
+            if not files:
+                raise FormatError(f"{path}: no message_1.json here (a Messenger or Instagram thread folder)")
+            thread = _Thread(folder, files, options)
+        return only_changed(thread.records(), options.state, "meta")
 
 
 def _looks_like_thread(path: Path) -> bool:

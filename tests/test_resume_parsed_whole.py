@@ -13,6 +13,9 @@ import pytest
 from android_sms_builders import ANNA, BEN, COMMENT, full_messages, picture_part, sms, text_part
 from android_sms_builders import _write as write_sms
 from android_sms_builders import mms as make_mms
+from meta_builders import m as meta_message
+from meta_builders import thread as meta_thread
+from meta_builders import write as write_meta
 from resume_helpers import fresh, import_path, later, note, store_rows
 from telegram_builders import LIA, LIA_CHAT, SAM, TOM, build_account_export, msg, reacted
 
@@ -22,9 +25,11 @@ from chatmem.records import message_id_from_guid
 FILLER = 700  # three blocks of 256 in the busiest chat
 
 
-def same_but_gone(tmp_path: Path, home: Path, path: Path, gone: set[str]) -> None:
+def same_but_gone(tmp_path: Path, home: Path, path: Path, gone: set[str],
+                  matched: frozenset[str] = frozenset()) -> None:
     """The store equals a first import of `path`, but for the messages in `gone` (the newer
-    file no longer has them: the store keeps them)."""
+    file no longer has them: the store keeps them) and those in `matched` (a first import's ids
+    of messages the store knew under the ids in `gone`)."""
     after, reference = store_rows(home), fresh(tmp_path, path)
     assert {r[0] for r in after["messages"]} - {r[0] for r in reference["messages"]} == gone
     for table, rows in after.items():
@@ -33,7 +38,7 @@ def same_but_gone(tmp_path: Path, home: Path, path: Path, gone: set[str]) -> Non
         by_message = 1 if table == "attachments" else 0
         # an edited message keeps the text the earlier import had, as a version of its own
         kept = {r for r in rows if r[by_message] not in gone and r[-1] != "earlier-import"}
-        assert kept == reference[table], table
+        assert kept == {r for r in reference[table] if r[by_message] not in matched}, table
 
 
 # ---------------------------------------------------------------------- Telegram
@@ -178,3 +183,53 @@ def test_a_cut_off_newer_backup_changes_nothing(tmp_path, backup):
         import_path(home, path)
     assert str(path) in str(e.value) and "nothing was stored" in str(e.value)
     assert store_rows(home) == before
+
+
+# ---------------------------------------------------------------------- Messenger (Meta)
+
+
+def meta_filler(start: int, n: int) -> list[dict[str, Any]]:
+    return [meta_message(1000 + i, "Anna Berg" if i % 2 else "Sam Rivera", f"filler {i} café",
+                         type="Generic") for i in range(start, start + n)]
+
+
+def write_thread(folder: Path, messages: list[dict[str, Any]], per_file: int = 500) -> None:
+    """Meta's files: newest first, split into message_1.json (the newest), message_2.json..."""
+    for old in folder.glob("message_*.json"):
+        old.unlink()
+    newest_first = sorted(messages, key=lambda x: -x["timestamp_ms"])
+    for k in range(0, len(newest_first), per_file):
+        write_meta(folder / f"message_{k // per_file + 1}.json", meta_thread(
+            "Anna Berg", ["Anna Berg", "Sam Rivera"], newest_first[k:k + per_file],
+            "inbox/annaberg_10158", thread_type="Regular"))
+
+
+def test_messenger_new_reacted_and_unsent_messages(tmp_path):
+    folder = tmp_path / "messages" / "inbox" / "annaberg_10158"
+    messages = meta_filler(0, FILLER)
+    write_thread(folder, messages)
+    home = tmp_path / "home"
+    assert import_path(home, folder)["messages"]["new"] == FILLER
+    messages[300]["reactions"] = [{"reaction": "❤", "actor": "Sam Rivera"}]
+    messages[650] = {**messages[650], "is_unsent": True, "content": "Anna Berg unsent a message."}
+    newer = [*messages, *meta_filler(FILLER, 30)]  # the split into files moves
+    write_thread(folder, newer)
+    report = import_path(home, folder)
+    # the counts of a re-import that reads everything (the unsent one is matched to the
+    # message it was, its text kept)
+    other = tmp_path / "other-home"
+    write_thread(folder, meta_filler(0, FILLER))
+    import_path(other, folder)
+    write_thread(folder, newer)
+    assert import_path(other, folder, force=True)["messages"] == {
+        **report["messages"], "unchanged": FILLER - report["messages"]["updated"]}
+    assert report["messages"]["new"] == 30 and report["messages"]["updated"] == 2
+    # the blocks holding a change (records 256-511 and 512-699) and the new ones; not the first
+    assert int(note(report, "re-import").split()[1]) == FILLER + 30 - 256
+    after, reference = store_rows(home), fresh(tmp_path, folder)
+    gone = {r[0] for r in after["messages"]} - {r[0] for r in reference["messages"]}
+    matched = {r[0] for r in reference["messages"]} - {r[0] for r in after["messages"]}
+    # the unsent message: kept under the id it had, marked deleted, its text kept
+    assert [(r[5], r[7]) for r in after["messages"] if r[0] in gone] == [("filler 650 café", True)]
+    assert len(matched) == 1
+    same_but_gone(tmp_path, home, folder, gone, frozenset(matched))
