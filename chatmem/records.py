@@ -291,6 +291,11 @@ class Problem:
 
 
 RESUME_STATE = "resume"  # SourceState.state key of where a re-import may resume; --force drops it
+# a resume state with "portable": true stays right for a newer export under another name (it
+# compares what the records say, not where they came from): the store hands it to the first
+# import of a path it does not know, taken from the last import of an export of the same name
+# (digits aside: sms-20240302.xml, sms-20240401.xml) and platform
+PORTABLE = "portable"
 
 
 @dataclass

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatmem.records import RESUME_STATE, Call, Message, Record, SourceState
+from chatmem.records import PORTABLE, RESUME_STATE, Call, Message, Record, SourceState
 
 BLOCK_SIZE = 256  # records of one chat per digest block
 HELD_LIMIT = 100_000  # records held back at most (then the biggest held block passes as changed)
@@ -152,7 +152,8 @@ class OnlyChanged:
                 yield from self._close(chat_id, chat.current)
         gone = sum(1 for k in self.prev if k not in self.blocks)
         state = state or SourceState()
-        state.state[RESUME_STATE] = {"v": STATE_VERSION, "kind": self.kind, "blocks": self.blocks}
+        state.state[RESUME_STATE] = {"v": STATE_VERSION, "kind": self.kind, "blocks": self.blocks,
+                                     PORTABLE: True}
         if self.resumed:
             state.notes.append(
                 f"re-import: {self.passed:,} of {self.records:,} message(s) and call(s) given to "

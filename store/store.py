@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -352,6 +353,11 @@ class Store:
             # read it all again, not only what is new since the last import (a cleared
             # fingerprint: a chat of it was forgotten, and an import on purpose brings it back)
             state.pop(rec.RESUME_STATE, None)
+        elif known is None:  # a newer export under a new name: compare with the last one's import
+            earlier = self._earlier_export(importer.platform, path.resolve())
+            if earlier is not None:
+                state[rec.RESUME_STATE] = earlier[1]
+                report.notes.append(f"a newer export of {earlier[0]}: compared with its last import")
         shared = self._shared_aliases(importer.platform, key)
         if shared:
             state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
@@ -412,6 +418,27 @@ class Store:
                 f"stored whole, searchable by their first {INDEX_TEXT_CHARS:,} characters")
         report.seconds = time.monotonic() - started
         return report
+
+    def _earlier_export(self, platform: str, path: Path) -> tuple[str, dict[str, Any]] | None:
+        """(path, resume state) of the last import of an export of the same platform and name
+        (digits aside) whose resume state stays right under another name (rec.PORTABLE)."""
+        st = m.Source.__table__
+
+        def shape(name: str) -> str:
+            return re.sub(r"\d+", "#", name)
+
+        names = {path.name: 0, shape(path.name): 1}  # the same name first, then the same shape
+        found: list[tuple[int, float, str, dict[str, Any]]] = []
+        with self.read() as conn:
+            for other, state, when in conn.execute(select(st.c.path, st.c.state, st.c.imported_at)
+                                                   .where(st.c.platform == platform)):
+                resume = (state or {}).get(rec.RESUME_STATE)
+                name = Path(other).name
+                rank = names.get(name, names.get(shape(name)))
+                if isinstance(resume, dict) and resume.get(rec.PORTABLE) and when and rank is not None:
+                    found.append((rank, -when.timestamp(), other, resume))
+        best = min(found, key=lambda f: f[:2], default=None)
+        return (best[2], best[3]) if best is not None else None
 
     def _shared_aliases(self, platform: str, path: str) -> dict[str, str]:
         """Chat names learned from every other export of this platform (a group renamed since

@@ -50,3 +50,12 @@ def fresh(tmp_path: Path, path: Path) -> dict[str, set[tuple[Any, ...]]]:
 
 def note(report: dict[str, Any], start: str) -> str:
     return next(n for n in report["notes"] if n.startswith(start))
+
+
+def read_whole(tmp_path: Path, first: Path, second: Path) -> dict[str, set[tuple[Any, ...]]]:
+    """The store that importing `first`, then `second` reading everything (no resume), gives:
+    what a re-import that resumes must equal."""
+    home = tmp_path / "whole-home"
+    import_path(home, first)
+    import_path(home, second, force=True)
+    return store_rows(home)

@@ -16,10 +16,11 @@ from android_sms_builders import mms as make_mms
 from meta_builders import m as meta_message
 from meta_builders import thread as meta_thread
 from meta_builders import write as write_meta
-from resume_helpers import fresh, import_path, later, note, store_rows
+from resume_helpers import fresh, import_path, later, note, read_whole, store_rows
 from telegram_builders import LIA, LIA_CHAT, SAM, TOM, build_account_export, msg, reacted
 
 from chatmem.errors import FormatError
+from chatmem.importers.resume_blocks import BLOCK_SIZE
 from chatmem.records import message_id_from_guid
 
 FILLER = 700  # three blocks of 256 in the busiest chat
@@ -233,3 +234,37 @@ def test_messenger_new_reacted_and_unsent_messages(tmp_path):
     assert [(r[5], r[7]) for r in after["messages"] if r[0] in gone] == [("filler 650 café", True)]
     assert len(matched) == 1
     same_but_gone(tmp_path, home, folder, gone, frozenset(matched))
+
+
+# ---------------------------------------------------------------------- a new name
+
+
+def test_a_newer_backup_under_a_new_name_is_compared_with_the_last_one(tmp_path, backup):
+    home, path, items = backup
+    newer = write_sms(path.parent / "sms-20240401120000.xml", "smses", [*items, *sms_filler(FILLER, 4)],
+                      COMMENT)
+    report = import_path(home, newer)
+    assert f"a newer export of {path}: compared with its last import" in report["notes"]
+    assert report["messages"]["new"] == 5
+    # the MMS pictures are now read from the newer file: every block holding one is given again
+    # (here all of them); the store ends as a re-import that reads everything leaves it
+    assert "the file was parsed whole" in note(report, "re-import")
+    assert store_rows(home) == read_whole(tmp_path, path, newer)
+
+
+def test_a_telegram_export_in_a_new_folder_same_bytes_or_more(tmp_path, telegram):
+    home, path, data = telegram
+    copy = tmp_path / "DataExport_2024-04-01" / "result.json"
+    copy.parent.mkdir()
+    for f in path.parent.rglob("*"):  # the files the export holds, and the same result.json
+        if f.is_file():
+            target = copy.parent / f.relative_to(path.parent)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.read_bytes())
+    report = import_path(home, copy)
+    assert report["messages"]["new"] == 0
+    assert any(n.startswith(f"a newer export of {path}") for n in report["notes"])
+    # only the block of Lia's chat whose messages have files (now in the new folder) is given
+    given = int(note(report, "re-import").split()[1].replace(",", ""))
+    assert given == BLOCK_SIZE
+    assert store_rows(home) == read_whole(tmp_path, path, copy)

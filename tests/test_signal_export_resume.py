@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from resume_helpers import fresh, import_path, later, note, store_rows
+from resume_helpers import fresh, import_path, later, note, read_whole, store_rows
 from signal_export_builders import CHAT, R_ANNA, R_BEN, R_GROUP, SELF, Files, at, frames
 
 FILLER = 2300  # three blocks of 1,024 chat items with the scenario's
@@ -64,7 +64,7 @@ def item_at(lines: list[dict[str, Any]], i: int) -> dict[str, Any]:
 
 @pytest.fixture
 def imported(tmp_path) -> tuple[Path, Path, list[dict[str, Any]]]:
-    folder = tmp_path / "signal-export"
+    folder = tmp_path / "signal-export-2024-03-02"
     lines = base(folder)
     write(folder, lines)
     home = tmp_path / "home"
@@ -184,3 +184,17 @@ def test_a_forgotten_chat_comes_back_with_the_next_import_on_purpose(tmp_path, i
     assert chat_id not in {r[0] for r in store_rows(home)["chats"]}
     report = reimport(tmp_path, home, folder, [*lines, *filler(FILLER, 2)])
     assert report["messages"]["new"] > FILLER // 2  # Anna's messages, read whole again
+
+
+def test_a_newer_export_in_another_folder_reads_only_what_names_the_folder(tmp_path, imported):
+    home, folder, lines = imported
+    newer = tmp_path / "signal-export-2024-04-01"
+    write(newer, [*base(newer), *filler(FILLER, 5)])  # the scenario's files, in the new folder
+    report = import_path(home, newer)
+    assert f"a newer export of {folder}: compared with its last import" in report["notes"]
+    assert report["messages"]["new"] == 5
+    # the blocks whose items look files up (the scenario's, in the first block) and the last
+    assert "parsed 2 of 3 block(s)" in note(report, "re-import")
+    # (the store completes what it had from another export, it does not replace it: the same
+    # as a re-import that reads everything)
+    assert store_rows(home) == read_whole(tmp_path, folder, newer)

@@ -175,7 +175,7 @@ class _Run:
             self.trace, self.low, self.high = [], None, None
             yield from self._lines(seg)
             if seg.block is not None:
-                learned[seg.block] = {"lo": self.low, "hi": self.high, "f": digest_of(self.trace),
+                learned[seg.block] = {"lo": self.low, "hi": self.high, "f": self._lookups(),
                                       "m": self.counts["missing_file"] - before}
         state = plan.state(learned)
         missing = sum(b.get("m") or 0 for b in state["blocks"].values())
@@ -208,9 +208,9 @@ class _Run:
                 yield Problem(self.where, number, f"unexpected frame ({e})", text,
                               self._chat_of(frame))
 
-    def _dry(self, seg: Segment, only_files: bool = False) -> list[Any]:
+    def _dry(self, seg: Segment, only_files: bool = False, keep_trace: bool = False) -> None:
         """Parse a block not read this time for what it tells without yielding it: its message
-        ids (added to `seen`), and its file lookups (returned)."""
+        ids (added to `seen`), and with `keep_trace` its file lookups (left in `trace`)."""
         saved = (self.counts.copy(), self.trace, self.low, self.high, self.dry)
         self.trace, self.dry = [], True
         try:
@@ -225,15 +225,26 @@ class _Run:
                             pass
                 except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
                     continue  # a line that is a problem: it stays what the last import made it
-            return self.trace
         finally:
+            trace = self.trace
             self.counts, self.trace, self.low, self.high, self.dry = saved
+            if keep_trace:
+                self.trace = trace
 
     def _files_differ(self, seg: Segment) -> bool:
         """Whether an unchanged block's items now find other files than last time."""
         assert seg.block is not None and self.plan is not None
         was = (self.plan.prev_blocks.get(str(seg.block)) or {}).get("f") or ""
-        return bool(was) and digest_of(self._dry(seg, only_files=True)) != was
+        if not was:
+            return False
+        self._dry(seg, only_files=True, keep_trace=True)
+        return self._lookups() != was
+
+    def _lookups(self) -> str:
+        """The current block's file lookups and, when one found a file, the folder it is in
+        (its attachment names it), as a digest; "" for a block that looked no file up."""
+        found = any(self.trace)
+        return digest_of([str(self.folder.absolute()), *self.trace] if found else self.trace)
 
     def _earlier(self, target: str, sent: int) -> bool:
         """Whether the message `target` (sent at `sent`) is in a block before this one that was

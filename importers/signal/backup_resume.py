@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
-from chatmem.records import RESUME_STATE
+from chatmem.records import PORTABLE, RESUME_STATE
 
 BLOCK_ITEMS = 1024  # chat item lines per digest block
 STATE_VERSION = 1
@@ -124,8 +124,10 @@ def scan(path: Path) -> Scan:
 
 
 def files_digest(files: dict[str, str], folder: Path) -> str:
-    """The attachment files an export holds (names and sizes)."""
+    """The attachment files an export holds (names and sizes), and where: another export
+    folder makes every block that looked a file up be looked at again (its records name it)."""
     h = hashlib.blake2b(digest_size=16)
+    h.update(str(folder.absolute()).encode("utf-8", "surrogateescape") + b"\n")
     for relative in sorted(set(files.values())):
         try:
             size = (folder / relative).stat().st_size
@@ -202,7 +204,7 @@ class Plan:
             facts["d"] = seg.digest
             out[str(b)] = facts
         return {"v": STATE_VERSION, "kind": "signal-export", "context": self.scan.context,
-                "files": self.files, "blocks": out}
+                "files": self.files, "blocks": out, PORTABLE: True}
 
     def note(self) -> str:
         if not self.resumed:
