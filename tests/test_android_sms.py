@@ -205,3 +205,23 @@ def test_broken_files_are_one_clear_error(tmp_path, content):
     with pytest.raises(FormatError) as e:
         read(path)
     assert str(path) in str(e.value)
+
+
+def test_a_message_keeps_its_element_as_elementtree_writes_it():
+    """The raw text kept of each <sms> is ElementTree's own serialisation, character for
+    character (it is what a re-import compares), whatever the attribute values hold."""
+    import random
+    import xml.etree.ElementTree as ET
+
+    from chatmem.importers.android_sms import _serialized
+
+    rng = random.Random(17)
+    alphabet = ['&', '<', '>', '"', "'", "\r", "\n", "\t", " ", "a", "é", "👍", "&amp;", "\u2028"]
+    for _ in range(300):
+        attrs = {f"k{i}": "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+                 for i in range(rng.randint(0, 4))}
+        e = ET.Element(rng.choice(["sms", "call", "mms"]), attrs)
+        e.tail = rng.choice([None, "", "\n  ", " x "])
+        if rng.random() < 0.2:
+            ET.SubElement(e, "part", {"text": "hi"})
+        assert _serialized(e) == ET.tostring(e, encoding="unicode")
