@@ -37,6 +37,7 @@ from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from math import ceil
 from typing import TYPE_CHECKING, Any
 
 from whoosh import query as Q
@@ -55,6 +56,7 @@ from .analysis import (
     tokens,
 )
 from .index import (
+    _KIND_BITS,
     _KIND_SHIFT,
     _PLATFORM_BITS,
     ATTACHMENT_BIT,
@@ -1006,24 +1008,49 @@ def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[t
     size = PHRASE_CHUNK
     while checked < len(top):
         docs = top[checked:checked + size]
-        chunk = list(zip(doc_ids(searcher, [d for d, _ in docs]), (sc for _, sc in docs)))
-        texts = _texts(store, [i for i, _ in chunk])
-        kept += [(i, sc) for i, sc in chunk if i not in texts or has(texts[i])]
-        checked += len(chunk)
-        size *= 4
+        ids, texts = _doc_texts(store, searcher, [d for d, _ in docs])
+        kept += [(i, sc) for i, (_, sc) in zip(ids, docs) if i not in texts or has(texts[i])]
+        checked += len(docs)
         if not exact and len(kept) >= need:
             break
+        # the next chunk: what the share found so far says the page still needs (a quarter
+        # more), four times the last chunk while none was found
+        size = (ceil((need - len(kept)) * checked / len(kept) * 1.25) if kept and not exact
+                else size * 4)
+        size = max(size, PHRASE_CHUNK)
     if exact:
         return kept[:need], len(kept), True
     seen = {d for d, _ in top[:checked]}
     rest = [d for d in sample if d not in seen]
     estimate = len(kept)
     if rest and total > checked:
-        ids = doc_ids(searcher, rest)
-        texts = _texts(store, ids)
+        ids, texts = _doc_texts(store, searcher, rest)
         held = sum(1 for i in ids if i not in texts or has(texts[i]))
         estimate += round((total - checked) * held / len(rest))
     return kept[:need], estimate, False
+
+
+def _doc_texts(store: Store, searcher, docnums: list[int]) -> tuple[list[str], dict[str, str]]:
+    """The ids of documents and the text the index read of each; files and calls are looked
+    up only for the documents whose columns say they are (or have) one."""
+    import numpy as np
+
+    ids = doc_ids(searcher, docnums)
+    call = kind_code("call")
+    others: list[str] = []
+    docs = np.asarray(docnums, dtype=np.int64)
+    for sub, offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        at = np.flatnonzero((docs >= offset) & (docs < offset + reader.doc_count_all()))
+        if not len(at):
+            continue
+        meta = column_array(store.index.column(reader, "meta"))
+        if len(meta) < reader.doc_count_all():  # no column: look everything up
+            return ids, _texts(store, ids)
+        m = meta[docs[at] - offset]
+        extra = ((m & ATTACHMENT_BIT) != 0) | (((m >> _KIND_SHIFT) & _KIND_BITS) == call)
+        others += [ids[i] for i in at[extra].tolist()]
+    return ids, _texts(store, ids, others)
 
 
 def doc_ids(searcher, docnums: list[int]) -> list[str]:
@@ -1088,14 +1115,18 @@ def _text_queries() -> list[Any]:
     return _TEXT_QUERIES
 
 
-def _texts(store: Store, ids: list[str]) -> dict[str, str]:
+def _texts(store: Store, ids: list[str], others: list[str] | None = None) -> dict[str, str]:
+    """The text of each message (and call); files and calls are looked up for `others`
+    only when it is given (all of `ids` otherwise)."""
     msgs, atts, calls = _text_queries()
     out: dict[str, str] = {}
+    rest = ids if others is None else others
     with store.read() as conn:
         for i in range(0, len(ids), 500):
-            chunk = {"ids": ids[i:i + 500]}
-            for r in conn.execute(msgs, chunk):
+            for r in conn.execute(msgs, {"ids": ids[i:i + 500]}):
                 out[r[0]] = r[1] or ""
+        for i in range(0, len(rest), 500):
+            chunk = {"ids": rest[i:i + 500]}
             for mid, name, text in conn.execute(atts, chunk):
                 # as the index reads it: the name, then what the source said of the file
                 out[mid] = " ".join([out.get(mid, ""), name or "", text or ""])

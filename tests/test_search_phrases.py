@@ -38,6 +38,8 @@ def _records() -> list[dict]:
         texts.append(f"a festival without a lantern {i}")
     texts += ["running late, sorry! the children were slow", "we run a marathon"]
     out += [_msg(i, t) for i, t in enumerate(texts)]
+    out.append({**_msg(len(texts), "see attached"),
+                "attachments": [{"name": "harbour plan draft.pdf", "mime_type": "application/pdf"}]})
     return out
 
 
@@ -57,6 +59,11 @@ def test_a_phrase_crosses_punctuation_but_not_other_words(store):
     assert find(store, '"running late sorry the children"')["total"] == 1
     assert find(store, '"late the"')["total"] == 0  # a word between them
     assert find(store, '"plan the"')["total"] == 0  # the other order
+
+
+def test_a_phrase_in_a_file_name_is_found(store):
+    r = find(store, '"attached harbour plan"')  # the text, then the file's name
+    assert r["total"] == 1 and "see attached" in r["results"][0]["content"]
 
 
 def test_a_phrase_few_messages_hold_the_words_of_has_an_exact_total(store):
