@@ -205,10 +205,11 @@ class Reader:
         return self.conn.execute(select(vt).where(vt.c.message_id == message_id).order_by(vt.c.position)).all()
 
     # ------------------------------------------------------------------ a chat's window
-    def messages_newest_first(self, chat_id: str, since: datetime | None = None,
-                              before: tuple[datetime, int, str] | None = None) -> Iterator[Row]:
-        """The chat's messages (MESSAGE_BRIEF columns), newest first, read a page at a time;
-        only those older than the position `before` (sent_at, ordinal, id) when given."""
+    def message_pages(self, chat_id: str, since: datetime | None = None,
+                      before: tuple[datetime, int, str] | None = None, first: int = PAGE) -> Iterator[list[Row]]:
+        """The chat's messages (MESSAGE_BRIEF columns), newest first, a page at a time: `first`
+        rows, then PAGE at a time; only those older than the position `before` (sent_at,
+        ordinal, id) when given."""
         cond = _mt.c.chat_id == chat_id
         if since is not None:
             cond = cond & (_mt.c.sent_at >= since)
@@ -216,16 +217,18 @@ class Reader:
         last: Any = None
         if before is not None:
             cond = cond & _before(*before)
+        size = max(1, first)
         while True:
             q = select(*columns).where(cond)
             if last is not None:
                 q = q.where(_before(last.sent_at, last.ordinal, last.id))
-            rows = self.conn.execute(q.order_by(_mt.c.sent_at.desc(), _mt.c.ordinal.desc(), _mt.c.id.desc())
-                                     .limit(PAGE)).all()
-            yield from rows
-            if len(rows) < PAGE:
+            rows = list(self.conn.execute(q.order_by(_mt.c.sent_at.desc(), _mt.c.ordinal.desc(), _mt.c.id.desc())
+                                          .limit(size)).all())
+            if rows:
+                yield rows
+            if len(rows) < size:
                 return
-            last = rows[-1]
+            last, size = rows[-1], PAGE
 
     def latest_messages(self, chat_id: str, limit: int, offset: int = 0) -> Sequence[Row]:
         """The chat's `limit` newest messages (whole rows), newest first, skipping `offset`."""

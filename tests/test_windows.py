@@ -121,3 +121,34 @@ def test_history_pages_by_offset_match_the_chat_order_ties_included(store, tmp_p
         got = get_conversation_history(store, seat, rows[0].chat_id, max_turns=10, offset=offset)
         shown = [t["refs"][0] for t in reversed(got["turns"])]
         assert shown == newest_first[offset:offset + 10], offset
+
+
+def test_a_long_window_reads_every_message_once_in_chat_order(store, tmp_path):
+    """A window wider than one read of the chat (the first read is sized by the budget, the
+    next ones by the page) holds the newest messages, each once, newest first, none skipped."""
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, [f"{START + timedelta(minutes=3 * i):%d/%m/%Y, %H:%M} - Anna Berg: ok {i}" for i in range(700)])
+    store.import_sources(find_sources(src))
+    (chat_id,) = stored(store)
+    seat = store.config.seat(None)
+    for budget in (300, 2000, 5000, 100_000):
+        items = get_conversation_context(store, seat, chat_id, token_budget=budget)["items"]
+        numbers = [int(i["text"].split()[1]) for i in items]
+        assert numbers == list(range(699, 699 - len(numbers), -1)), budget
+    assert len(items) == 700
+
+
+def test_item_times_carry_the_owners_offset_across_a_change_of_clocks(store, tmp_path):
+    """Europe/Berlin (the config's zone) moves from +01:00 to +02:00 at 02:00 on 31 March 2024:
+    each item shows the time the phone wrote, with the offset in force then."""
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    written = [datetime(2024, 3, 30, 22, 0) + timedelta(minutes=25 * i) for i in range(30)]
+    written = [t for t in written if t.hour != 2 or t.date() != datetime(2024, 3, 31).date()]  # never on a clock
+    write(src, [f"{t:%d/%m/%Y, %H:%M} - Anna Berg: at {t:%H:%M}" for t in written])
+    store.import_sources(find_sources(src))
+    (chat_id,) = stored(store)
+    items = get_conversation_context(store, store.config.seat(None), chat_id, token_budget=100_000)["items"]
+    shown = {i["text"]: i["timestamp"] for i in items}
+    for t in written:
+        offset = "+01:00" if t < datetime(2024, 3, 31, 2, 0) else "+02:00"
+        assert shown[f"at {t:%H:%M}"] == f"{t:%Y-%m-%dT%H:%M}{offset}"

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Mapping
-from datetime import datetime
-from itertools import islice
+from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
 from chatmem.config import Seat
@@ -41,7 +40,7 @@ from .tokens import approx_tokens, compact, item_cost
 from .types import CallItem, ConversationContextResult, MemoryInfo, MessageItem
 
 PAGE = 200
-EXTRAS_BATCH = 50  # messages whose attachments / replies are looked up at once
+MIN_ITEM_TOKENS = 32  # about the least a message item costs: the first page is sized by the budget
 MAX_QUERY_MATCHES = 50
 MIN_BUDGET, MAX_BUDGET = 50, 100_000
 ITEM_TIME = "%Y-%m-%dT%H:%M%z"  # minutes: a chat's time to the second costs tokens and says little
@@ -55,29 +54,56 @@ def _short_time(dt: datetime, tz) -> str:
     return f"{text[:-2]}:{text[-2:]}"
 
 
+class _Clock:
+    """`_short_time` for many items: the zone's offset is looked up once per UTC day (a day
+    with a change of offset inside it, or an offset in seconds, goes the long way)."""
+
+    def __init__(self, tz) -> None:
+        self.tz = tz
+        self.days: dict[tuple[int, int, int], tuple[timedelta, str] | None] = {}
+
+    def __call__(self, dt: datetime) -> str:
+        key = (dt.year, dt.month, dt.day)
+        try:
+            known = self.days[key]
+        except KeyError:
+            known = self.days[key] = self._day(datetime(*key))
+        if known is None:
+            return _short_time(dt, self.tz)
+        return (dt + known[0]).isoformat(timespec="minutes") + known[1]
+
+    def _day(self, start: datetime) -> tuple[timedelta, str] | None:
+        if not 1000 <= start.year <= 9998:
+            return None
+        at = start.replace(tzinfo=timezone.utc)
+        offset = at.astimezone(self.tz).utcoffset()
+        end = (at + timedelta(days=1, microseconds=-1)).astimezone(self.tz).utcoffset()
+        if offset is None or offset != end or offset % timedelta(minutes=1):
+            return None
+        return offset, _short_time(start, self.tz)[16:]
+
+
 class _Items:
     """Turns rows into lean, masked items: keys only where they say something."""
 
     def __init__(self, seat: Seat, tz, names: Any = None):
         self.mask = masker(seat)
         self.tz = tz
+        self.clock = _Clock(tz)
         self.names = names
         self.extras: dict[str, dict[str, Any]] = {}
 
-    def with_extras(self, reader: Any, rows: Iterator[Any]) -> Iterator[Any]:
-        """`rows`, looking up attachments, replies and earlier texts a batch at a time."""
-        while True:
-            batch = list(islice(rows, EXTRAS_BATCH))
-            if not batch:
-                return
-            self.extras.update(reader.message_extras(batch))
-            yield from batch
+    def with_extras(self, reader: Any, pages: Iterator[list[Any]]) -> Iterator[Any]:
+        """The rows of `pages`, looking up attachments, replies and earlier texts a page at a time."""
+        for page in pages:
+            self.extras.update(reader.message_extras(page))
+            yield from page
 
     def message(self, row: Any) -> MessageItem:
         extra = self.extras.get(row.id)
         kind = shown_kind(row)
         files = attachment_refs(extra)
-        item: MessageItem = {"type": "message", "id": row.id, "timestamp": _short_time(row.sent_at, self.tz),
+        item: MessageItem = {"type": "message", "id": row.id, "timestamp": self.clock(row.sent_at),
                              "sender": shown_sender(row, self.names),
                              "text": describe(kind, shown_text(row, extra, self.mask), [])}
         if kind != "text":
@@ -90,7 +116,7 @@ class _Items:
         return item
 
     def call(self, row: Any) -> CallItem:
-        return {"type": "call", "call_id": row.id, "timestamp": _short_time(row.started_at, self.tz),
+        return {"type": "call", "call_id": row.id, "timestamp": self.clock(row.started_at),
                 "direction": row.direction, "kind": "call", "text": self.mask(call_text(row))}
 
 
@@ -174,7 +200,8 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
 
         # the newest items, messages and calls merged, until the whole budget is spent
         calls = r.calls_newest_first(chat.id, t_since, start[0] if start else None)
-        messages = make.with_extras(r, r.messages_newest_first(chat.id, t_since, start))
+        first_page = min(PAGE, token_budget // MIN_ITEM_TOKENS + 8)  # most windows fit in one read
+        messages = make.with_extras(r, r.message_pages(chat.id, t_since, start, first_page))
         stream = heapq.merge(
             ((m.sent_at, 1, m.ordinal, m.id, "message", m) for m in messages),
             ((c.started_at, 0, 0, c.id, "call", c) for c in calls),

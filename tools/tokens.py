@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any
 
 # tokens per character, by kind of character (measured: benchmarks/token_budget.py)
@@ -20,9 +21,12 @@ LETTER, DIGIT, SPACE, PUNCT = 0.27, 0.45, 0.05, 0.55
 LATIN_EXT, CYRILLIC, CJK, EMOJI, OTHER = 0.6, 0.5, 1.05, 1.4, 0.8
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)  # made once, not per call
+
+
 def compact(value: Any) -> str:
     """The compact JSON a client receives."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _COMPACT.encode(value)
 
 
 def approx_tokens(text: str) -> int:
@@ -49,12 +53,38 @@ def _weight(ch: str) -> float:
     return OTHER
 
 
+def _hundredths(ch: str) -> int:
+    """A character's weight in hundredths of a token: whole numbers add up exactly."""
+    return round(_weight(ch) * 100)
+
+
+_CLASS_WEIGHTS = sorted({_hundredths(chr(i)) for i in range(128)})  # hundredths per class of ASCII byte
+_ASCII_CLASS = bytes([_CLASS_WEIGHTS.index(_hundredths(chr(i))) for i in range(128)] + [0] * 128)
+_WEIGHTS: dict[str, int] = {}  # non-ASCII characters seen so far -> hundredths
+
+
+def _weighed(text: str) -> int:
+    """The sum of `text`'s character weights in hundredths. ASCII is counted per class of byte
+    in C; other text per distinct character."""
+    if text.isascii():  # each byte to its class, then count each class
+        classes = text.encode("ascii").translate(_ASCII_CLASS)
+        return sum(w * classes.count(k) for k, w in enumerate(_CLASS_WEIGHTS))
+    total = 0
+    for ch, n in Counter(text).items():
+        w = _WEIGHTS.get(ch)
+        if w is None:
+            w = _WEIGHTS[ch] = _hundredths(ch)
+        total += w * n
+    return total
+
+
 def fill_tokens(text: str) -> int:
     """A closer guess of real tokens than bytes / 4, never below it."""
-    return max(approx_tokens(text), math.ceil(sum(_weight(c) for c in text)))
+    return max(approx_tokens(text), -(-_weighed(text) // 100))
 
 
 def item_cost(item: Any) -> tuple[int, int]:
     """(reported tokens, tokens to fill a budget by) of one item's compact JSON."""
     text = compact(item)
-    return approx_tokens(text), fill_tokens(text)
+    reported = -(-len(text.encode("utf-8")) // 4)
+    return reported, max(reported, -(-_weighed(text) // 100))
