@@ -18,6 +18,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from chatmem.errors import StoreError
 
 from .models import SCHEMA_VERSION, Base, Meta
+from .windows import keep_month_counts
 
 SQLITE_FILE = "chatmem.db"
 BUSY_TIMEOUT_MS = 30_000
@@ -111,6 +112,7 @@ def init_schema(engine: Engine) -> None:
                 )
             elif int(row[0]) < SCHEMA_VERSION:
                 migrate(conn, int(row[0]))
+            keep_month_counts(conn)  # a store from before them counts its messages once
     except (SQLAlchemyError, DBAPIError) as e:
         raise StoreError(f"cannot open the database: {e.__class__.__name__}: {e.orig if hasattr(e, 'orig') else e}") from e
 

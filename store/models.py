@@ -108,6 +108,17 @@ class Message(Base):
     __table_args__ = (Index("ix_messages_chat_time", "chat_id", "sent_at", "ordinal"),)
 
 
+class MessageMonth(Base):
+    """How many messages a chat has per month of `sent_at` (UTC, "YYYY-MM"), kept by triggers
+    on `messages` (SQLite; store/windows.py), so that a position deep in a chat is counted from
+    a hundred rows and a month of the index instead of along the whole chat."""
+
+    __tablename__ = "message_months"
+    chat_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class MessageAlias(Base):
     """Another id that means this message (a content-keyed tombstone or edited copy that was
     reconciled onto the message an earlier import had)."""

@@ -262,10 +262,7 @@ class Reader:
     def count_messages_before(self, chat_id: str, before: tuple[datetime, int, str],
                               since: datetime | None = None) -> int:
         """Messages of the chat older than the position `before` (and at or after `since`)."""
-        cond = (_mt.c.chat_id == chat_id) & _before(*before)
-        if since is not None:
-            cond = cond & (_mt.c.sent_at >= since)
-        return int(self.conn.execute(select(func.count()).select_from(_mt).where(cond)).scalar_one())
+        return windows.messages_before(self.conn, chat_id, before, since)
 
     def count_calls(self, chat_id: str, since: datetime | None = None) -> int:
         return windows.call_count(self.conn, chat_id, since)

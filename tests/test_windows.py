@@ -152,3 +152,75 @@ def test_item_times_carry_the_owners_offset_across_a_change_of_clocks(store, tmp
     for t in written:
         offset = "+01:00" if t < datetime(2024, 3, 31, 2, 0) else "+02:00"
         assert shown[f"at {t:%H:%M}"] == f"{t:%Y-%m-%dT%H:%M}{offset}"
+
+
+def month_counts_true(store) -> None:
+    """The kept messages per chat and month equal what the messages table holds."""
+    with store.read() as conn:
+        kept = {(c, mo): n for c, mo, n in conn.exec_driver_sql(
+            "SELECT chat_id, month, n FROM message_months WHERE n != 0")}
+        real = {(c, mo): n for c, mo, n in conn.exec_driver_sql(
+            "SELECT chat_id, substr(sent_at, 1, 7), count(*) FROM messages GROUP BY 1, 2")}
+    assert kept == real
+
+
+def months_lines(n: int, deleted: set[int] = frozenset(), step: timedelta = timedelta(days=5, hours=3)) -> list[str]:
+    out = []
+    for i in range(n):
+        when = START + step * i
+        text = "This message was deleted" if i in deleted else f"note {i} on the plan"
+        out.append(f"{when:%d/%m/%Y, %H:%M} - {'Anna Berg' if i % 2 else 'Sam Rivera'}: {text}")
+    return out
+
+
+def test_windows_deep_in_a_chat_count_what_is_older_across_months(store, tmp_path):
+    """A window `before` a message, with and without `since`, reports as omitted exactly the
+    older messages the chat holds; history pages by offset anywhere in a chat of many months."""
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, months_lines(260))  # three years and a half, a message every five days
+    store.import_sources(find_sources(src))
+    write(src, months_lines(300, deleted={3, 150, 299}))  # a newer export: more, and some deleted
+    store.import_sources(find_sources(src))
+    month_counts_true(store)
+    (chat_id,) = stored(store)
+    seat = store.config.seat(None)
+    mt = Message.__table__
+    with store.read() as conn:
+        rows = conn.execute(select(mt.c.id, mt.c.sent_at, mt.c.ordinal)).all()
+    order = sorted(rows, key=lambda r: (r.sent_at, r.ordinal, r.id))
+    for k in (0, 1, 37, 150, 151, 299):
+        before = order[k]
+        for since in (None, order[0].sent_at, order[20].sent_at, order[140].sent_at + timedelta(seconds=1)):
+            older = [r for r in order[:k] if since is None or r.sent_at >= since]
+            if since is not None and since >= before.sent_at:
+                continue
+            r = get_conversation_context(store, seat, chat_id, token_budget=300, before=before.id,
+                                         since=f"{since.isoformat()}+00:00" if since else None)
+            assert r["items_included"] + r["items_omitted"] == len(older), (k, since)
+            assert [i["id"] for i in r["items"]] == [x.id for x in reversed(older)][:r["items_included"]]
+    newest_first = [r.id for r in reversed(order)]
+    for offset in (0, 5, 49, 50, 120, 290, 299, 300, 400):
+        got = get_conversation_history(store, seat, chat_id, max_turns=10, offset=offset)
+        assert [t["refs"][0] for t in reversed(got["turns"])] == newest_first[offset:offset + 10], offset
+
+
+def test_a_store_from_before_the_month_counts_is_counted_when_opened(tmp_path, config):
+    from chatmem.store import Store
+
+    src = tmp_path / "WhatsApp Chat with Anna Berg.txt"
+    write(src, months_lines(120))
+    home = tmp_path / "home"
+    with Store.open(home, config) as store:
+        store.import_sources(find_sources(src))
+        with store.write() as conn:  # as the previous version left it: no counts, no triggers
+            for name in ("insert", "delete", "update"):
+                conn.exec_driver_sql(f"DROP TRIGGER message_months_{name}")
+            conn.exec_driver_sql("DROP TABLE message_months")
+    with Store.open(home, config) as store:
+        month_counts_true(store)
+        write(src, months_lines(140, deleted={0}))
+        store.import_sources(find_sources(src))
+        month_counts_true(store)
+        (chat_id,) = stored(store)
+        history = get_conversation_history(store, store.config.seat(None), chat_id, max_turns=3, offset=100)
+        assert [t["content"].split(": ", 1)[1] for t in history["turns"]] == [f"note {i} on the plan" for i in (37, 38, 39)]
