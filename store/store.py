@@ -430,8 +430,11 @@ class Store:
         names = {path.name: 0, shape(path.name): 1}  # the same name first, then the same shape
         found: list[tuple[int, float, str, dict[str, Any]]] = []
         with self.read() as conn:
+            # (not one with a chat forgotten since: its fingerprint is cleared, and the next
+            # import on purpose must give every message to bring the chat back)
             for other, state, when in conn.execute(select(st.c.path, st.c.state, st.c.imported_at)
-                                                   .where(st.c.platform == platform)):
+                                                   .where(st.c.platform == platform,
+                                                          st.c.fingerprint.is_not(None))):
                 resume = (state or {}).get(rec.RESUME_STATE)
                 name = Path(other).name
                 rank = names.get(name, names.get(shape(name)))

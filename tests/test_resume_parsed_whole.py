@@ -268,3 +268,20 @@ def test_a_telegram_export_in_a_new_folder_same_bytes_or_more(tmp_path, telegram
     given = int(note(report, "re-import").split()[1].replace(",", ""))
     assert given == BLOCK_SIZE
     assert store_rows(home) == read_whole(tmp_path, path, copy)
+
+
+def test_a_chat_forgotten_since_comes_back_whole_from_a_newer_backup(tmp_path, backup):
+    from chatmem.config import load_config
+    from chatmem.store import Store
+
+    home, path, items = backup
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        ben = conn.exec_driver_sql("SELECT id FROM chats WHERE name = 'Ben Ortiz'").scalar()
+    with Store.open(home, load_config()) as store:
+        store.forget(chat_id=ben)
+    newer = write_sms(path.parent / "sms-20240401120000.xml", "smses", items, COMMENT)
+    report = import_path(home, newer)
+    assert not any(n.startswith("a newer export of") for n in report["notes"])
+    assert report["messages"]["new"] > FILLER // 3  # Ben's messages, given again
+    assert {r for r in store_rows(home)["messages"] if r[1] == ben} == {
+        r for r in fresh(tmp_path, newer)["messages"] if r[1] == ben}
