@@ -68,9 +68,23 @@ def touch(src: Path) -> None:
         os.utime(f, (later, later))
 
 
+def save(size: str, fmt: str, result: dict[str, Any]) -> None:
+    """Merge one importer's run into results/importers-<size>.json."""
+    path = RESULTS / f"importers-{size}.json"
+    RESULTS.mkdir(exist_ok=True)
+    saved = json.loads(path.read_text()) if path.exists() else {"size": size, "imports": {}}
+    saved["machine"] = machine()
+    saved["imports"][fmt] = result
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+
+
+def workdir(size: str, fmt: str) -> Path:
+    return OUT / f"importers-{size}" / fmt
+
+
 def bench(size: str, fmt: str, repeat: int, keep: bool) -> dict[str, Any]:
     base, ext = archives(size, fmt)
-    work = OUT / f"importers-{size}" / fmt
+    work = workdir(size, fmt)
     shutil.rmtree(work, ignore_errors=True)
     (work / "src").mkdir(parents=True)
     config = work / "config.yaml"
@@ -92,15 +106,16 @@ def bench(size: str, fmt: str, repeat: int, keep: bool) -> dict[str, Any]:
     copy(ext, src)
     plus = run_import(home, config, src)
     log(f"{size} {fmt} +1%: {plus}")
-    result.update(first=first, unchanged=unchanged, touched=touched, plus1pct=plus,
-                  reads=conversation_reads(home, config, repeat), load_after=load())
+    result.update(first=first, unchanged=unchanged, touched=touched, plus1pct=plus, load_after=load())
+    save(size, fmt, result)  # the imports are kept whatever happens to the reads
+    result.update(reads=conversation_reads(home, config, repeat), load_after=load())
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return result
 
 
 def row(size: str, fmt: str, r: dict[str, Any]) -> str:
-    f, u, t, p, rd = r["first"], r["unchanged"], r["touched"], r["plus1pct"], r["reads"]
+    f, u, t, p, rd = r["first"], r["unchanged"], r["touched"], r["plus1pct"], r.get("reads", {})
 
     def read(name: str) -> str:
         s = rd.get(name)
@@ -134,6 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=30, help="calls per read tool")
     ap.add_argument("--generate-only", action="store_true", help="only generate the archives (untimed)")
     ap.add_argument("--keep", action="store_true", help="keep the store under benchmarks/out/")
+    ap.add_argument("--reads-only", action="store_true",
+                    help="time the read tools again on the store a --keep run left, into the same result")
     ap.add_argument("--table", action="store_true", help="print the table of every results/importers-*.json")
     args = ap.parse_args(argv)
     if args.table:
@@ -144,13 +161,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.generate_only:
         archives(args.size, args.format)
         return
-    result = bench(args.size, args.format, args.repeat, args.keep)
-    path = RESULTS / f"importers-{args.size}.json"
-    RESULTS.mkdir(exist_ok=True)
-    saved = json.loads(path.read_text()) if path.exists() else {"size": args.size, "imports": {}}
-    saved["machine"] = machine()
-    saved["imports"][args.format] = result
-    path.write_text(json.dumps(saved, indent=1) + "\n")
+    if args.reads_only:
+        work = workdir(args.size, args.format)
+        result = json.loads((RESULTS / f"importers-{args.size}.json").read_text())["imports"][args.format]
+        result.update(reads=conversation_reads(work / "home", work / "config.yaml", args.repeat),
+                      reads_commit=commit(), reads_load=load())
+    else:
+        result = bench(args.size, args.format, args.repeat, args.keep)
+    save(args.size, args.format, result)
     print(table())
 
 
