@@ -169,7 +169,10 @@ def build_store(home: Path, background: int, data: Path = DATA) -> tuple[Any, di
     from chatmem.store.embedder import available
 
     if available():  # the import above embedded too: time that part alone by rebuilding it
+        from chatmem.store.embedder import load_embedder
+
         store.vectors.clear()
+        load_embedder.cache_clear()  # as a new process would: the model loaded, no piece known
         t0 = time.perf_counter()
         store.catch_up_vectors()
         embed = time.perf_counter() - t0
