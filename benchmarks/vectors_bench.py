@@ -3,6 +3,12 @@ leg's query time over a million vectors. Not part of the test suite.
 
     python benchmarks/vectors_bench.py                       # embed 100k, search over 1M
     python benchmarks/vectors_bench.py --embed 1000000 --rows 1000000   # all of it real (minutes)
+    python benchmarks/vectors_bench.py --store benchmarks/out/search/1m  # search_memory per mode
+
+`--store` takes a folder prepared by `search_bench.py --prepare` (a store of the generated
+chat.db, with vectors when the extra was installed, and its FTS5 reference) and times the whole
+`search_memory` call (server_ms, wall and CPU of this process) in keyword, semantic and hybrid
+mode for search_bench's query classes that have no operators, the same queries in every mode.
 
 Texts come from the benchmark's generator (textgen.py, the same Zipf chat text as run.py). The
 `--embed` texts are embedded for real (messages/s of `Embedder.embed` in batches, as an import
@@ -21,7 +27,7 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -49,7 +55,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--embed", type=int, default=100_000, help="texts embedded for real")
     ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the vector store")
     ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--store", type=Path, default=None, help="a search_bench.py folder: time search_memory")
     args = ap.parse_args(argv)
+    if args.store is not None:
+        return modes_bench(args.store, args.queries)
     rng = random.Random(20)
     maker = TextMaker(Vocabulary(8))
     texts = [maker.text(rng) for _ in range(args.embed)]
@@ -63,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="chatmem-vectors-") as tmp:
         vs = VectorStore(Path(tmp) / "vectors")
         rows = (VectorRow(f"m_{i:016x}", "", f"s_{rng.randrange(CHATS):016x}", f"p_{rng.randrange(PEOPLE):016x}",
-                          START + timedelta(seconds=i * span)) for i in range(args.rows))
+                          int(START.timestamp() + i * span)) for i in range(args.rows))
         t0 = time.perf_counter()
         vs.add(rows, 1, lambda batch: _cycle(vecs, batch), "bench")  # noqa: B023
         write_s = time.perf_counter() - t0
@@ -96,6 +105,55 @@ def main(argv: list[str] | None = None) -> None:
               "load_s": round(load_s, 1), "semantic_leg_ms": latency}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"vectors-{n}.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+
+
+MODE_CLASSES = ("word", "two_words", "sender", "date", "sender_platform_date", "any_word", "fuzzy")
+
+
+def modes_bench(folder: Path, n: int, seed: int = 20) -> None:
+    """search_memory in each mode over a prepared store: p50/p95 wall and CPU per query class."""
+    import os
+    import sqlite3
+
+    from search_bench import Sampler, make_queries, stats, timed
+
+    from chatmem.config import load_config
+    from chatmem.store import Store
+    from chatmem.tools.search import search_memory
+
+    rconn = sqlite3.connect(folder / "reference.sqlite")
+    queries = make_queries(Sampler(rconn, random.Random(seed)), n)
+    store = Store.open(folder / "home", config=load_config(str(folder / "config.yaml")))
+    seat = store.config.seat(None)
+    modes = ("keyword", "semantic", "hybrid")
+    t0 = time.perf_counter()
+    for mode in modes:  # warm-up: searchers, the vectors loaded, caches
+        for ours, _ in queries["word"][:3]:
+            search_memory(store, seat, mode=mode, **ours)
+    warm_s = time.perf_counter() - t0
+    result: dict = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                    "messages": store.index.doc_count(), "vectors": store.vectors.count(),
+                    "queries_per_class": n, "warm_up_s": round(warm_s, 1), "load_before": os.getloadavg(),
+                    "classes": {}}
+    for cls in MODE_CLASSES:
+        row = {}
+        for mode in modes:
+            walls, cpus, server = [], [], []
+            for ours, _ in queries[cls]:
+                w, c, res = timed(search_memory, store, seat, mode=mode, **ours)
+                walls.append(w)
+                cpus.append(c)
+                server.append(res["server_ms"])
+            row[mode] = {"wall": stats(walls), "cpu": stats(cpus), "server_ms": stats(server)}
+            print(f"{cls} {mode}: wall p50 {row[mode]['wall']['p50']} p95 {row[mode]['wall']['p95']} ms, "
+                  f"CPU p50 {row[mode]['cpu']['p50']} p95 {row[mode]['cpu']['p95']} ms", file=sys.stderr)
+        result["classes"][cls] = row
+    result["load_after"] = os.getloadavg()
+    store.close()
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"search-modes-{result['messages']}.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
 
 

@@ -24,10 +24,9 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chatmem.errors import StoreError
 
@@ -44,15 +43,14 @@ CONTEXT_MAX_CHARS = 0  # neighbours' text added to short messages (0: off; see b
 COLUMNS = ("ids", "vec", "chat", "person", "ts")
 
 
-@dataclass
-class VectorRow:
-    """One message to embed: its id, text and the keys filters use."""
+class VectorRow(NamedTuple):
+    """One message to embed: its id, text and the keys filters use (`ts`: UTC seconds)."""
 
     id: str
     text: str
     chat_id: str
     person_id: str | None
-    sent_at: datetime
+    ts: int
 
 
 def quantize(v: np.ndarray) -> np.ndarray:
@@ -138,7 +136,8 @@ class VectorStore:
                                           dtype=np.int32))
             parts["person"].append(np.array([people.setdefault(r.person_id, len(people))
                                              if r.person_id else -1 for r in batch], dtype=np.int32))
-            parts["ts"].append(np.array([_epoch(r.sent_at) for r in batch], dtype=np.uint32))
+            parts["ts"].append(np.clip(np.array([r.ts for r in batch], dtype=np.int64), 0, 2**32 - 1)
+                               .astype(np.uint32))
             n += len(batch)
             if on_progress is not None:
                 on_progress(n)
@@ -246,34 +245,70 @@ class VectorStore:
         data = self._load()
         if data.n == 0:
             return []
-        allowed = data.alive.copy()
+        allowed = None if data.alive_count == data.n else data.alive.copy()
+
+        def keep(mask: np.ndarray) -> np.ndarray:
+            return mask if allowed is None else allowed & mask
+
         if chats is not None:
             codes = [data.chat_codes[c] for c in chats if c in data.chat_codes]
-            allowed &= np.isin(data.chat, np.array(codes, dtype=np.int32))
+            allowed = keep(np.isin(data.chat, np.array(codes, dtype=np.int32)))
         if people is not None:
             codes = [data.person_codes[p] for p in people if p in data.person_codes]
-            allowed &= np.isin(data.person, np.array(codes, dtype=np.int32))
+            allowed = keep(np.isin(data.person, np.array(codes, dtype=np.int32)))
         if since is not None:
-            allowed &= data.ts >= _epoch(since)
+            allowed = keep(data.ts >= _epoch(since))
         if until is not None:
-            allowed &= data.ts <= _epoch(until)
-        candidates = int(allowed.sum())
-        if candidates == 0:
-            return []
-        qi = quantize(query[None, :])
-        qbits = sign_bits(qi)[:, 0]
-        dist = np.bitwise_count(data.bits[0] ^ qbits[0]).astype(np.uint16)
-        for j in range(1, 4):
-            dist += np.bitwise_count(data.bits[j] ^ qbits[j])
-        dist[~allowed] = np.iinfo(np.uint16).max
-        m = min(max(shortlist, k), candidates)
-        rows = np.argpartition(dist, m - 1)[:m] if m < data.n else np.arange(data.n)
-        rows = rows[allowed[rows]]
+            allowed = keep(data.ts <= _epoch(until))
+        qbits = sign_bits(quantize(query[None, :]))[:, 0]
+        if allowed is None:  # every row
+            rows, dist = None, _hamming(data.bits, qbits)
+        else:
+            rows = np.flatnonzero(allowed)
+            if len(rows) == 0:
+                return []
+            if len(rows) * 8 < data.n:  # a few rows: only theirs
+                dist = _hamming(data.bits[:, rows], qbits)
+            else:
+                dist = _hamming(data.bits, qbits)
+                dist[~allowed] = FILTERED
+                rows = None
+        near = _nearest(dist, max(shortlist, k))
+        rows = near if rows is None else rows[near]
         vecs = data.vec_rows(rows).astype(np.float32)
         norms = np.linalg.norm(vecs, axis=1)
         sims = (vecs @ query.astype(np.float32)) / np.where(norms > 0, norms, 1)
         order = np.argsort(-sims, kind="stable")[:k]
         return [(data.ids[rows[i]].decode(), float(sims[i])) for i in order]
+
+
+FILTERED = 511  # the distance of a row the filters leave out: above any Hamming distance (256)
+
+
+def _hamming(bits: np.ndarray, qbits: np.ndarray) -> np.ndarray:
+    """Hamming distance of every row's 256 sign bits (4 x uint64, column-major) to the query's."""
+    import numpy as np
+
+    word = np.empty(bits.shape[1], dtype=np.uint64)
+    dist = np.zeros(bits.shape[1], dtype=np.uint16)
+    for j in range(4):
+        np.bitwise_xor(bits[j], qbits[j], out=word)
+        dist += np.bitwise_count(word)
+    return dist
+
+
+def _nearest(dist: np.ndarray, m: int) -> np.ndarray:
+    """Positions of the m smallest distances that are not FILTERED (fewer if there are not m),
+    ties cut in row order. A histogram of the small integer distances finds the cut: at a
+    million rows that is 3x faster than argpartition."""
+    import numpy as np
+
+    counts = np.cumsum(np.bincount(dist, minlength=FILTERED + 1)[:FILTERED])
+    if counts[-1] <= m:
+        return np.flatnonzero(dist < FILTERED)
+    cut = int(np.searchsorted(counts, m))  # the distance at which the m-th row lies
+    below = np.flatnonzero(dist < cut)
+    return np.concatenate([below, np.flatnonzero(dist == cut)[:m - len(below)]])
 
 
 class _Loaded:
@@ -372,15 +407,19 @@ def _batches(rows: Iterable[VectorRow], size: int) -> Iterator[list[VectorRow]]:
 
 def rows_since(conn: Any, since: int) -> Iterator[VectorRow]:
     """Messages with text changed after ingest seq `since`, as rows to embed."""
-    from sqlalchemy import select
+    from sqlalchemy import BigInteger, Integer, cast, func, select
 
     from . import models as m
 
     mt = m.Message.__table__
-    q = (select(mt.c.id, mt.c.text, mt.c.chat_id, mt.c.person_id, mt.c.sent_at)
+    if conn.dialect.name == "postgresql":
+        ts = cast(func.extract("epoch", mt.c.sent_at), BigInteger)
+    else:  # SQLite keeps UTC times as text: its strftime makes seconds without a Python datetime
+        ts = cast(func.strftime("%s", mt.c.sent_at), Integer)
+    q = (select(mt.c.id, mt.c.text, mt.c.chat_id, mt.c.person_id, ts)
          .where(mt.c.seq > since, mt.c.text != "").execution_options(yield_per=EMBED_BATCH))
     for r in conn.execute(q):
-        yield VectorRow(r.id, r.text, r.chat_id, r.person_id, r.sent_at)
+        yield VectorRow._make(r)
 
 
 def count_since(conn: Any, since: int) -> int:
