@@ -237,3 +237,38 @@ def test_a_word_nothing_is_about_returns_nothing(sem_store, config, mode):
     r = search_memory(sem_store, seat, "animal doctor", mode=mode, limit=10)
     assert "The vet says Miso has a mild cat flu, antibiotics for ten days" in texts(r)
     assert r["total"] < sum(len(v) for v in CHATS.values())  # not every message in the store
+
+
+@pytest.mark.parametrize("filters", [{}, {"chats": ["s_a"]}, {"chats": ["s_a", "s_b", "s_c"]},
+                                     {"people": ["p_1"], "since_day": 100}, {"chats": ["s_none"]}])
+def test_the_vector_scan_finds_the_exact_nearest_the_filters_allow(tmp_path, filters):
+    """The scan's shortlist (Hamming distance on sign bits, cut at the m-th distance) re-scored
+    by cosine gives the true nearest rows when the shortlist covers the rows the filters keep,
+    whether the filters keep many rows (masked scan) or few (only theirs scanned)."""
+    from datetime import datetime, timedelta, timezone
+
+    from chatmem.store.vectors import VectorRow, VectorStore
+
+    rng = np.random.default_rng(7)
+    n = 600
+    vecs = rng.normal(size=(n, emb.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    chat = [("s_a" if i >= 580 else "s_b" if i < 40 else "s_c" if i < 300 else "s_d") for i in range(n)]
+    person = [f"p_{i % 4}" for i in range(n)]
+    vs = VectorStore(tmp_path / "vectors")
+    vs.add((VectorRow(f"m_{i:04d}", "", chat[i], person[i], i * 86400) for i in range(n)), 1,
+           lambda batch: vecs[:len(batch)], "test")
+    since = filters.get("since_day")
+    keep = [i for i in range(n) if ("chats" not in filters or chat[i] in filters["chats"])
+            and ("people" not in filters or person[i] in filters["people"]) and (since is None or i >= since)]
+    query = vecs[583] + 0.5 * vecs[400]
+    query /= np.linalg.norm(query)
+    q8 = np.clip(np.rint(vecs * 127), -127, 127)  # stored as int8: the cosine the scan reports
+    cos = (q8 @ query) / np.linalg.norm(q8, axis=1)
+    expected = sorted(keep, key=lambda i: -cos[i])[:10]
+    kwargs = {k: v for k, v in filters.items() if k != "since_day"}
+    if since is not None:
+        kwargs["since"] = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(days=since)
+    got = vs.search(query, 10, shortlist=n, **kwargs)
+    assert [i for i, _ in got] == [f"m_{i:04d}" for i in expected]
+    assert np.allclose([s for _, s in got], cos[expected], atol=1e-5)
