@@ -84,7 +84,10 @@ class Embedder:
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        self._space = self.tokenizer.token_to_id("\u2581")
+        space = self.tokenizer.token_to_id("\u2581")
+        if space is None:
+            raise SemanticUnavailable(f"unexpected tokenizer in {tokenizer}: it has no space token")
+        self._space: int = space
         self._lock = threading.Lock()
         self._forget()
 
