@@ -4,6 +4,11 @@
     python benchmarks/eval_queries.py --background 100000
     python benchmarks/eval_queries.py --classes exact,typo --show-misses
     python benchmarks/eval_queries.py --modes keyword,semantic,hybrid   # once search_memory has `mode`
+    python benchmarks/eval_queries.py --slice heldout    # only the held-out queries
+
+Two slices of queries: `set` (queryset/queries.yaml, the set the ranking was tuned on) and
+`heldout` (queryset/heldout.yaml, written later over chats the tuning never saw); every run
+reports each slice apart as well as both together.
 
 What it does:
 1. Writes (once, cached in benchmarks/data/eval/) a generated WhatsApp group export of N
@@ -43,6 +48,7 @@ sys.path.insert(0, str(HERE))
 
 QUERYSET = HERE / "queryset"
 CHATS = QUERYSET / "chats"
+SLICES = {"set": QUERYSET / "queries.yaml", "heldout": QUERYSET / "heldout.yaml"}
 DATA = HERE / "data" / "eval"
 RESULTS = HERE / "results"
 TOP = 10
@@ -87,25 +93,33 @@ class Query:
     args: dict[str, Any]
     labels: list[str]
     answers: list[str] = field(default_factory=list)  # message ids, resolved after import
+    slice: str = "set"  # which file it comes from (SLICES)
 
 
-def load_queries(path: Path = QUERYSET / "queries.yaml", classes: Iterable[str] | None = None,
-                 per_class: int | None = None) -> list[Query]:
-    """The queries of `classes` (all by default), at most `per_class` of each."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+def load_queries(path: Path | None = None, classes: Iterable[str] | None = None,
+                 per_class: int | None = None, slices: Iterable[str] | None = None) -> list[Query]:
+    """The queries of `classes` (all by default), at most `per_class` of each per slice, from
+    `path` or from the files of `slices` (all of them by default)."""
+    files = {"set": path} if path is not None else {s: SLICES[s] for s in (slices or SLICES)}
     wanted = set(classes or CLASSES)
     out: list[Query] = []
-    counts: dict[str, int] = {}
-    for q in doc["queries"]:
-        if q["class"] not in CLASSES:
-            raise SystemExit(f"{path}: query {q['id']} has an unknown class {q['class']!r}")
-        if q["class"] not in wanted:
-            continue
-        counts[q["class"]] = counts.get(q["class"], 0) + 1
-        if per_class is not None and counts[q["class"]] > per_class:
-            continue
-        out.append(Query(q["id"], q["class"], str(q["query"]), dict(q.get("args") or {}),
-                         list(q["answers"])))
+    seen: set[str] = set()
+    for name, file in files.items():
+        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
+        counts: dict[str, int] = {}
+        for q in doc["queries"]:
+            if q["class"] not in CLASSES:
+                raise SystemExit(f"{file}: query {q['id']} has an unknown class {q['class']!r}")
+            if q["id"] in seen:
+                raise SystemExit(f"{file}: query id {q['id']} is used twice")
+            seen.add(q["id"])
+            if q["class"] not in wanted:
+                continue
+            counts[q["class"]] = counts.get(q["class"], 0) + 1
+            if per_class is not None and counts[q["class"]] > per_class:
+                continue
+            out.append(Query(q["id"], q["class"], str(q["query"]), dict(q.get("args") or {}),
+                             list(q["answers"]), slice=name))
     return out
 
 
@@ -262,12 +276,11 @@ def percentile(values: list[float], p: float) -> float | None:
 def evaluate(queries: list[Query], systems: dict[str, Callable[[Query], tuple[list[str], dict]]]
              ) -> dict[str, Any]:
     """Every query through every system: per-class figures and per-query ranks."""
-    per_query: dict[str, dict[str, Any]] = {q.id: {"class": q.cls, "query": q.query, "args": q.args}
-                                            for q in queries}
-    figures: dict[str, dict[str, dict[str, Any]]] = {}
+    per_query: dict[str, dict[str, Any]] = {q.id: {"class": q.cls, "query": q.query, "args": q.args,
+                                                   "slice": q.slice} for q in queries}
+    times: dict[str, list[float]] = {}
     for name, run in systems.items():
-        by_class: dict[str, list[tuple[float, float]]] = {}
-        times: list[float] = []
+        times[name] = []
         for q in queries:
             t0 = time.perf_counter()
             try:
@@ -275,24 +288,39 @@ def evaluate(queries: list[Query], systems: dict[str, Callable[[Query], tuple[li
                 error = None
             except Exception as e:  # a query the system refuses counts as finding nothing
                 ranked, extra, error = [], {}, f"{type(e).__name__}: {e}"
-            times.append((time.perf_counter() - t0) * 1000)
+            times[name].append((time.perf_counter() - t0) * 1000)
             rec, rr, first = score(ranked, q.answers)
-            by_class.setdefault(q.cls, []).append((rec, rr))
-            entry = {"recall": round(rec, 3), "rank": first, **extra}
+            entry = {"recall": round(rec, 3), "rank": first, "rr": round(rr, 4), **extra}
             if error:
                 entry["error"] = error
             per_query[q.id][name] = entry
+    figures = summarise(per_query, list(systems), times)
+    slices = sorted({q.slice for q in queries})
+    out: dict[str, Any] = {"figures": figures, "queries": per_query}
+    if len(slices) > 1:
+        out["slices"] = {s: summarise({k: v for k, v in per_query.items() if v["slice"] == s}, list(systems))
+                         for s in slices}
+    return out
+
+
+def summarise(per_query: dict[str, dict[str, Any]], systems: list[str],
+              times: dict[str, list[float]] | None = None) -> dict[str, Any]:
+    """Recall@10 and MRR per class (and over all) of each system, from the per-query entries."""
+    figures: dict[str, Any] = {}
+    for name in systems:
+        by_class: dict[str, list[tuple[float, float]]] = {}
+        for q in per_query.values():
+            by_class.setdefault(q["class"], []).append((q[name]["recall"], q[name]["rr"]))
         cls_figs = {}
-        for cls in CLASSES:
-            vals = by_class.get(cls)
+        for cls in (*CLASSES, "all"):
+            vals = by_class.get(cls) if cls != "all" else [v for vs in by_class.values() for v in vs]
             if vals:
                 cls_figs[cls] = {"n": len(vals), "recall@10": round(sum(v[0] for v in vals) / len(vals), 3),
                                  "mrr": round(sum(v[1] for v in vals) / len(vals), 3)}
-        allv = [v for vs in by_class.values() for v in vs]
-        cls_figs["all"] = {"n": len(allv), "recall@10": round(sum(v[0] for v in allv) / len(allv), 3),
-                           "mrr": round(sum(v[1] for v in allv) / len(allv), 3)}
-        figures[name] = {"classes": cls_figs, "ms_p50": percentile(times, 50), "ms_p95": percentile(times, 95)}
-    return {"figures": figures, "queries": per_query}
+        figures[name] = {"classes": cls_figs}
+        if times is not None:
+            figures[name].update(ms_p50=percentile(times[name], 50), ms_p95=percentile(times[name], 95))
+    return figures
 
 
 def chatmem_system(store, mode: str | None) -> Callable[[Query], tuple[list[str], dict]]:
@@ -323,15 +351,17 @@ def table(figures: dict[str, Any]) -> str:
         count = next(c["n"] for c in cells if c)
         row = [f"{c['recall@10']:.2f} | {c['mrr']:.2f}" if c else "– | –" for c in cells]
         lines.append(f"| {cls} | {count} | " + " | ".join(row) + " |")
-    lines.append("| query ms p50 / p95 | | " + " | ".join(
-        f"{figures[n]['ms_p50']} | {figures[n]['ms_p95']}" for n in names) + " |")
+    if all("ms_p50" in figures[n] for n in names):
+        lines.append("| query ms p50 / p95 | | " + " | ".join(
+            f"{figures[n]['ms_p50']} | {figures[n]['ms_p95']}" for n in names) + " |")
     return "\n".join(lines)
 
 
 def run_eval(background: int, classes: Iterable[str] | None = None, per_class: int | None = None,
-             modes: Iterable[str | None] = (None,), home: Path | None = None) -> dict[str, Any]:
+             modes: Iterable[str | None] = (None,), home: Path | None = None,
+             slices: Iterable[str] | None = None) -> dict[str, Any]:
     """Build the store, run every query on chatmem (per mode) and on FTS5; the result dict."""
-    queries = load_queries(classes=classes, per_class=per_class)
+    queries = load_queries(classes=classes, per_class=per_class, slices=slices)
     with tempfile.TemporaryDirectory(prefix="chatmem-eval-") as tmp:
         store, imported = build_store(Path(home or tmp), background)
         try:
@@ -367,14 +397,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--per-class", type=int, default=None, help="at most this many queries per class")
     ap.add_argument("--modes", default=None,
                     help="comma-separated search_memory modes (keyword,semantic,hybrid); default: none passed")
+    ap.add_argument("--slice", default=None, choices=[*SLICES, "all"],
+                    help="the tuned set, the held-out queries, or all (default)")
     ap.add_argument("--out", type=Path, default=RESULTS / "queryset.json")
     ap.add_argument("--show-misses", action="store_true", help="list the queries each system missed")
     args = ap.parse_args(argv)
     modes: list[str | None] = args.modes.split(",") if args.modes else [None]
+    slices = None if args.slice in (None, "all") else [args.slice]
     result = run_eval(args.background, args.classes.split(",") if args.classes else None,
-                      args.per_class, modes)
+                      args.per_class, modes, slices=slices)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    for name, figures in result.get("slices", {}).items():
+        print(f"\n{name} ({figures[next(iter(figures))]['classes']['all']['n']} queries):")
+        print(table(figures))
+    print(f"\nall ({result['setup']['queries']} queries):")
     print(table(result["figures"]))
     if args.show_misses:
         for name in result["figures"]:

@@ -26,8 +26,10 @@ def store(tmp_path_factory):
 
 def test_every_label_names_one_message(store):
     queries = ev.load_queries()
-    assert len(queries) >= 150
-    assert {q.cls for q in queries} == set(ev.CLASSES)
+    for name, least in (("set", 150), ("heldout", 40)):
+        part = [q for q in queries if q.slice == name]
+        assert len(part) >= least
+        assert {q.cls for q in part} == set(ev.CLASSES)
     ev.resolve_labels(store, queries)  # SystemExit naming the label otherwise
     assert all(len(q.answers) == len(q.labels) for q in queries)
 
@@ -44,8 +46,11 @@ def test_a_slice_gives_figures_per_class_for_both_systems(store):
         classes = result["figures"][name]["classes"]
         assert set(classes) == {*ev.CLASSES, "all"}
         assert all(0 <= c["recall@10"] <= 1 and 0 <= c["mrr"] <= 1 for c in classes.values())
-        assert classes["exact"] == {"n": 3, "recall@10": 1.0, "mrr": 1.0}
-    assert "| exact | 3 |" in ev.table(result["figures"])
+        assert classes["exact"] == {"n": 6, "recall@10": 1.0, "mrr": 1.0}
+        for part in ("set", "heldout"):  # each slice is reported apart too
+            assert result["slices"][part][name]["classes"]["exact"]["n"] == 3
+    assert "| exact | 6 |" in ev.table(result["figures"])
+    assert "| exact | 3 |" in ev.table(result["slices"]["heldout"])
 
 
 def test_scoring():
