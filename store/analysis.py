@@ -250,19 +250,43 @@ def guess_language(texts: Iterable[str]) -> str:
     return best if counts[best] > 0 else DEFAULT_LANGUAGE
 
 
-# words that carry little meaning in a question or request, in every language we guess
-QUESTION_WORDS = frozenset({
-    "what", "when", "where", "who", "whom", "whose", "why", "how", "which", "did", "does", "do",
-    "was", "were", "is", "are", "can", "could", "would", "should", "tell", "me", "about",
-    "remember", "know", "find", "show", "anything", "something", "someone", "said", "say",
-    "mentioned", "talked", "talk", "message", "messages", "chat", "wann", "wo", "wer", "warum", "wie", "welche", "welcher", "cuando", "donde", "quien", "que", "como", "cual",
-    "quand", "ou", "qui", "quoi", "comment", "pourquoi", "quel", "quelle",
-})
+# words that ask rather than say, in every language we guess (folded when the set is built)
+QUESTION_WORDS = frozenset(fold(w) for w in """
+what when where who whom whose why how which did does do was were is are can could
+would should tell me about remember know find show anything something someone said say
+mentioned talked talk message messages chat
+was wann wo wer wen wem warum wieso weshalb wie wieviel welche welcher welches welchen welchem
+woher wohin
+qué cuándo dónde quién quiénes por porqué cómo cuál cuáles cuánto cuánta cuántos cuántas
+quand où qui quoi comment pourquoi quel quelle quels quelles combien lequel laquelle
+cosa quando dove chi perché come quale quali quanto quanta quanti quante
+o que quando onde quem porque como qual quais quanto quanta quantos quantas
+wat wanneer waar wie waarom hoe hoeveel welke welk
+vad när var vem varför hur vilken vilket vilka hvad hva hvornår hvor hvem hvorfor hvordan
+hvilken hvilket hvilke
+mitä milloin missä kuka miksi miten kuinka mikä
+ne nerede kim neden nasıl hangi kaç
+что когда где кто почему зачем как какой какая какое какие сколько
+""".split())
 
 
-def is_function_word(word: str) -> bool:
-    """A stop word of any language we stem, or a question word."""
-    return word in QUESTION_WORDS or any(word in _stopwords(lang) for lang in LANGUAGES)
+@cache
+def _function_words(lang: str) -> frozenset[str]:
+    return QUESTION_WORDS | _stopwords(lang) | _stopwords(DEFAULT_LANGUAGE)
+
+
+def function_words(text: str) -> frozenset[str]:
+    """The words that carry little meaning in the query `text`: the stop words of its language
+    (guessed from the query itself, English by default) and English's, and the question words
+    of every language we guess. Only the query's own language counts: "dog" is a Danish stop
+    word but a content word in "the dog ate a sock".
+
+    >>> sorted(w for w in ("dog", "the", "ate") if w in function_words("the dog ate a sock"))
+    ['the']
+    >>> sorted(w for w in ("que", "veterinario", "farofa") if w in function_words("O que disse o veterinário sobre a Farofa?"))
+    ['que']
+    """
+    return _function_words(guess_language([text]))
 
 
 def matched_spans(text: str, terms: frozenset[str] | set[str]) -> list[tuple[int, int]]:

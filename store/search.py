@@ -51,7 +51,7 @@ from .analysis import (
     STEM_MARK,
     _stemmer,
     fold,
-    is_function_word,
+    function_words,
     phrase_keys,
     tokens,
 )
@@ -81,6 +81,11 @@ MAX_FUZZY_TERMS = 4
 HANDFUL = 5  # fewer all-word matches than this: rank any-word matches instead
 STEM_BOOST = 0.6  # another form of the word counts a little less than the word itself
 FUNCTION_BOOST = 0.15
+# any-word ranking: each word weighs its rarity (an idf); a function or question word of the
+# query's language a fifth of that; holding a word earns COVER of its weight, how strongly
+# (BM25: repeats, a short message, the exact form rather than another) the rest
+FUNCTION_SHARE = 0.2
+COVER = 0.7
 PHRASE_EXACT = 500  # phrases: up to this many candidates are all checked (exact total)
 PHRASE_CHECK_LIMIT = 2000  # beyond it, candidates checked in rank order until the page is full, at most
 PHRASE_CHUNK = 100
@@ -96,6 +101,7 @@ NEIGHBOUR_SHARE = 0.9  # a neighbour holding words of its own: ranked with its m
 REPLY_SPAN = 3  # messages after a matching question placed after it
 REPLY_SHARE = 0.9  # each a little below the one before
 REPLY_HOURS = 24
+REPLY_COVER = 0.6  # a message holding this share of the query's weight is followed by its replies
 POSTINGS = PostingCache()  # decoded postings of large terms, shared by every store of the process
 
 
@@ -148,6 +154,7 @@ class ParsedQuery:
 _LEX = re.compile(r'\s+|(?P<lp>\()|(?P<rp>\))|(?P<quote>"[^"]*")|(?P<op>(?<![^\s(])[A-Za-z]+:(?:"[^"]*"|[^\s()"]+))'
                   r'|(?P<chunk>[^\s()"]+)')
 _WILDCARD = re.compile(r"[*?]")
+_OTHER_JOINERS = re.compile(r"[-.@/+&]")  # joiners of compounds other than the apostrophe
 
 
 def parse_query(text: str) -> ParsedQuery:
@@ -315,6 +322,39 @@ def _only_negative(n) -> bool:
     return False
 
 
+@dataclass
+class _Unit:
+    """One word of an any-word query: what finds it, the forms a text may hold, and whether it
+    is a function or question word of the query's language."""
+
+    query: Q.Query
+    forms: set[str]
+    function: bool
+
+
+def _plain_words(root) -> list[Word]:
+    if isinstance(root, Word):
+        return [root]
+    if isinstance(root, Group):
+        return [w for c in root.children for w in _plain_words(c)]
+    return []
+
+
+def _main_part(tok) -> str:
+    """A token's word: its exact form, or for a clitic ("Lena's", "l'évier") its longest part."""
+    key = tok.key
+    parts = [p for p in tok.terms[1:] if not p.startswith(STEM_MARK)]
+    if "'" in key and not _OTHER_JOINERS.search(key) and len(parts) > 1:
+        return max(parts, key=len)
+    return key
+
+
+def _is_function(text: str, function: frozenset[str]) -> bool:
+    toks = list(tokens(text, stems=False))
+    return bool(toks) and all(t.key is not None and (t.key in function or _main_part(t) in function)
+                              for t in toks)
+
+
 # ---------------------------------------------------------------------- filters
 @dataclass
 class SearchFilter:
@@ -360,6 +400,7 @@ class _Plan:
         self.highlight: set[str] = set()
         self.phrases: list[list[str]] = []  # phrases, checked word by word on the text
         self.unmatched: list[str] = []
+        self.function: frozenset[str] = frozenset()  # the query's function words (any-word)
 
     def exists(self, term: str, fieldname: str = "t") -> bool:
         return self.reader.doc_frequency(fieldname, term) > 0
@@ -379,6 +420,11 @@ class _Plan:
             seen = {key}
             parts = [p for p in tok.terms[1:] if not p.startswith(STEM_MARK)]
             low = word.lower()
+            clitic = _main_part(tok) != key
+            if clitic:  # "Lena's", "l'évier", "we'll": the longest part stands for the word
+                low = _main_part(tok)
+                alts.append(Q.Term("t", low))
+                seen.add(low)
             if low.isalpha() and len(low) >= 3:
                 for lang in self.languages:
                     s = fold(_stemmer(lang)(low))
@@ -386,7 +432,7 @@ class _Plan:
                         if term not in seen:
                             seen.add(term)
                             alts.append(Q.Term("t", term, boost=STEM_BOOST))
-            if parts and parts != [key]:  # a compound: whole, or all its parts
+            if parts and parts != [key] and not clitic:  # a compound: whole, or all its parts
                 alts.append(Q.And([Q.Term("t", p) for p in dict.fromkeys(parts)]))
             self.highlight.update(t.text for t in alts if isinstance(t, Q.Term))
             self.highlight.update(parts)
@@ -436,6 +482,32 @@ class _Plan:
         best = heapq.nlargest(MAX_PREFIX_TERMS, counted)
         return [t if isinstance(t, str) else t.decode("utf-8") for _, t in best]
 
+    def units(self, root) -> list[_Unit]:
+        """The words of a plain query as any-word matching weighs them: each word (a CJK run:
+        each character pair) with the query for all its forms and the forms a text may hold."""
+        out: list[_Unit] = []
+        seen: set[str] = set()
+        for w in _plain_words(root):
+            for tok in tokens(w.text):
+                if tok.key is None:
+                    for pair in tok.terms:
+                        if pair not in seen:
+                            seen.add(pair)
+                            out.append(_Unit(Q.Term("t", pair), {pair}, False))
+                    continue
+                if tok.key in seen:
+                    continue
+                seen.add(tok.key)
+                text = w.text[tok.start:tok.end]
+                query = self.word_terms(text, any_word=True)[0]
+                forms = {t.lstrip(STEM_MARK) for t in tok.terms} | set(self.fuzzy.get(tok.key, ()))
+                low = _main_part(tok)
+                forms.add(low)
+                if low.isalpha() and len(low) >= 3:
+                    forms.update(fold(_stemmer(lang)(low)) for lang in self.languages)
+                out.append(_Unit(query, forms, _is_function(text, self.function)))
+        return out
+
     def build(self, node, any_word: bool = False) -> Q.Query:
         if isinstance(node, Word):
             if node.prefix:
@@ -463,7 +535,7 @@ class _Plan:
         if node.op == "or":
             q: Q.Query = Q.Or([self.build(c) for c in pos])
         elif any_word:
-            content = [c for c in pos if not (isinstance(c, Word) and is_function_word(fold(c.text)))]
+            content = [c for c in pos if not (isinstance(c, Word) and _is_function(c.text, self.function))]
             light = [c for c in pos if c not in content]
             core = content or light
             q = Q.Or([self.build(c, any_word) for c in core])
@@ -566,18 +638,28 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         in_conversation: list[tuple[str, float]] | None = None
         replies: frozenset[str] = frozenset()
         if parsed.plain and total < HANDFUL and _loosens(parsed.root):
-            anyq = plan.build(parsed.root, any_word=True)
-            anyq = Q.And([anyq, keys]) if keys is not None else anyq
-            anyq = _scoped(store, anyq, flt.readable_chats)
+            plan.function = function_words(" ".join(parsed.words))
             in_chat = keys is None and check is None and sort == "relevance"
-            a_top, a_total = _collect(store, searcher, anyq, check,
-                                      max(need, CONTEXT_CANDIDATES) if in_chat else need, sort)
+            a_need = max(need, CONTEXT_CANDIDATES) if in_chat else need
+            units: list[_Unit] = []
+            weights: list[float] = []
+            try:
+                if sort != "relevance":
+                    raise Unsupported(sort)
+                units = plan.units(parsed.root)
+                a_top, a_total, weights = _collect_any(store, searcher, units, keys, flt.readable_chats,
+                                                       check, a_need)
+            except Unsupported:
+                anyq = plan.build(parsed.root, any_word=True)
+                anyq = Q.And([anyq, keys]) if keys is not None else anyq
+                anyq = _scoped(store, anyq, flt.readable_chats)
+                a_top, a_total = _collect(store, searcher, anyq, check, a_need, sort)
             if a_total > total:
                 top, total, mode = a_top, a_total, "any"
-                if in_chat:
+                if in_chat and weights:
                     ranked = list(zip(doc_ids(searcher, [d for d, _ in top]), (s for _, s in top)))
-                    in_conversation, replies = _in_conversation(
-                        store, _content_words(parsed.root, plan.languages), ranked, parsed.question)
+                    words = [(u.forms, w) for u, w in zip(units, weights) if w > 0 and not u.function]
+                    in_conversation, replies = _in_conversation(store, words, ranked, parsed.question)
                     total += len(replies)
         exact = True
         if in_conversation is not None:
@@ -603,38 +685,29 @@ def _loosens(root) -> bool:
     return False
 
 
-def _content_words(root, languages: list[str]) -> list[set[str]]:
-    """Each content word of a plain query as the set of its forms (folded, stems unmarked)."""
-    words = [c for c in (root.children if isinstance(root, Group) else [root]) if isinstance(c, Word)]
-    out = []
-    for w in words:
-        for tok in tokens(w.text):
-            if tok.key is None or is_function_word(tok.key):
-                continue
-            forms = {t.lstrip(STEM_MARK) for t in tok.terms}
-            low = w.text.lower()
-            if low.isalpha() and len(low) >= 3:
-                forms.update(fold(_stemmer(lang)(low)) for lang in languages)
-            out.append(forms)
-    return out
-
-
-def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str, float]],
+def _in_conversation(store: Store, weighted: list[tuple[set[str], float]], ranked: list[tuple[str, float]],
                      question: bool) -> tuple[list[tuple[str, float]], frozenset[str]]:
-    """Any-word matches ranked in their conversations. A message counts the content words it
-    (or its sender's name) holds, and half of those only its neighbours hold (the CONTEXT_SPAN messages before and
-    after it in its chat): more words first, then the score. The messages that follow a
-    matching question in its chat, or a message holding all content words but one at most
-    (REPLY_SPAN at most, within REPLY_HOURS), are placed right after it: in a chat the answer
-    is the reply (when the query is a question itself). Neighbours holding content words of
-    their own are ranked the same way. Returns the ranking and the replies added
-    (messages that hold none of the words)."""
+    """Any-word matches ranked in their conversations. A message counts the weights of the
+    content words it (or its sender's name) holds, and half of those only its neighbours hold
+    (the CONTEXT_SPAN messages before and after it in its chat): more weight first, then the
+    score. The messages that follow a matching question in its chat, or a message holding
+    at least REPLY_COVER of the query's weight (REPLY_SPAN at most, within REPLY_HOURS), are
+    placed right after it: in a chat the answer is the reply (when the query is a question
+    itself). Neighbours holding content words of their own are ranked the same way. Returns
+    the ranking and the replies added (messages that hold none of the words)."""
     from sqlalchemy import bindparam, or_, select
 
     from .models import Message
 
-    if not words or not ranked:
+    if not weighted or not ranked:
         return ranked, frozenset()
+    words = [forms for forms, _ in weighted]
+    weight = [w for _, w in weighted]
+    whole = sum(weight)
+
+    def held(found: set[int]) -> float:
+        return sum(weight[i] for i in found)
+
     mt = Message.__table__
     langs = store.index.languages()
     keys: dict[str, tuple[float, float]] = {}
@@ -682,14 +755,14 @@ def _in_conversation(store: Store, words: list[set[str]], ranked: list[tuple[str
             def put(i: str, key: tuple[float, float]) -> None:
                 keys[i] = max(keys.get(i, key), key)
 
-            key = (len(own) + CONTEXT_SHARE * len(around - own), score)
+            key = (held(own) + CONTEXT_SHARE * held(around - own), score)
             put(mid, key)
             # neighbours holding words of their own are ranked with the same context
-            for i, (held, x) in near.items():
-                if held:
-                    by = held | covered("sender:" + (x.sender or ""), x.sender or "", lang)
-                    put(i, (len(by) + CONTEXT_SHARE * len(around - by), score * NEIGHBOUR_SHARE))
-            if question and own and ("?" in (r.text or "") or len(own) >= max(2, len(words) - 1)):
+            for i, (has, x) in near.items():
+                if has:
+                    by = has | covered("sender:" + (x.sender or ""), x.sender or "", lang)
+                    put(i, (held(by) + CONTEXT_SHARE * held(around - by), score * NEIGHBOUR_SHARE))
+            if question and own and ("?" in (r.text or "") or held(own) >= REPLY_COVER * whole):
                 share = 1.0
                 for x in nxt[:REPLY_SPAN]:
                     if (x.sent_at - r.sent_at).total_seconds() > REPLY_HOURS * 3600:
@@ -822,17 +895,23 @@ def _filter_parts(store: Store, flt: SearchFilter) -> tuple[Q.Query | None, Colu
 
 def _scoped(store: Store, query: Q.Query, readable: set[str] | None) -> Q.Query:
     """The seat's scope: only its chats."""
+    scope = _scope(store, readable)
+    return query if scope is None else Q.And([query, scope])
+
+
+def _scope(store: Store, readable: set[str] | None) -> Q.Query | None:
+    """The chats a seat may read, as a query (None: every chat)."""
     if readable is None:
-        return query
+        return None
     everything = store_chat_ids(store)
     hidden = everything - readable
     if not hidden:
-        return query
+        return None
     if not readable:
         raise _Nothing
     # always the chats it may read: Whoosh's AndNot counted (and listed) documents its
     # exclusion should have removed, which let a seat see hits and totals of hidden chats
-    return Q.And([query, _or_terms("c", sorted(readable))])
+    return _or_terms("c", sorted(readable))
 
 
 def store_chat_ids(store: Store) -> set[str]:
@@ -929,6 +1008,109 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
     if scored:
         return list(zip(doc[best].tolist(), key[best].tolist())), total
     return [(d, 0.0) for d in doc[best].tolist()], total
+
+
+def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | None,
+                 readable: set[str] | None, check: ColumnCheck | None,
+                 need: int) -> tuple[list[tuple[int, float]], int, list[float]]:
+    """Any-word matches ranked by the words they hold: (the best `need` (docnum, score), the
+    exact number of matches, each unit's weight).
+
+    A unit weighs its idf over the whole index, ln(1 + (N - n + 0.5) / (n + 0.5)) for n
+    messages holding it in any form (a fifth of that for a function word); a message scores,
+    for each unit it holds, COVER of its weight plus the rest times its BM25 score over the
+    unit's best. So a rare word outweighs a common one whatever the lengths of the messages
+    (BM25 alone puts a one-word message with a common word above a sentence with a rare one),
+    and lengths and repeats still order messages holding the same words. Messages holding only
+    function words do not match, unless no other word of the query is found anywhere."""
+    import numpy as np
+
+    filters = [q for q in (keys, _scope(store, readable)) if q is not None]
+    filt = None if not filters else filters[0] if len(filters) == 1 else Q.And(filters)
+    subs = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
+    subs = [(reader, offset, Evaluator(searcher, reader, POSTINGS, True)) for reader, offset in subs
+            if reader.doc_count()]
+
+    def evaluate(ev, reader, q: Q.Query) -> tuple[Any, Any]:
+        ids, scores = ev.run(q.normalize())
+        if len(ids):
+            keep = alive(reader, ids)
+            if not keep.all():
+                ids, scores = ids[keep], scores[keep]
+        return ids, scores
+
+    # the content words' matches, each word on its own; function words only where those match
+    # (their lists are long and their union is never built), unless no content word is found
+    content = [i for i, u in enumerate(units) if not u.function]
+    per: dict[int, list[tuple[Any, Any]]] = {i: [evaluate(ev, r, units[i].query) for r, _, ev in subs]
+                                             for i in content}
+    found = {i: sum(len(ids) for ids, _ in per[i]) for i in content}
+    core = [i for i in content if found[i]]
+    if not core:  # only function words are found: they are the match
+        core = list(range(len(units)))
+        for i in core:
+            if i not in per:
+                per[i] = [evaluate(ev, r, units[i].query) for r, _, ev in subs]
+                found[i] = sum(len(ids) for ids, _ in per[i])
+        core = [i for i in core if found[i]]
+    n_all = max(searcher.doc_count(), 1)
+
+    def idf(n: int) -> float:
+        return float(np.log(1 + (n_all - n + 0.5) / (n + 0.5))) if n else 0.0
+
+    weights: list[float] = []
+    for i, u in enumerate(units):
+        if i not in found:  # a function word scored at the matches: its messages by the index
+            found[i] = max((searcher.doc_frequency("t", t.text) for t in u.query.leaves()
+                            if isinstance(t, Q.Term)), default=0)
+        weights.append(idf(found[i]) * (FUNCTION_SHARE if u.function else 1.0))
+    best = {i: max((float(sc.max()) for ids, sc in per[i] if len(ids)), default=0.0) for i in per}
+    candidates: list[tuple[float, int, int]] = []
+    total = 0
+    for k, (reader, offset, ev) in enumerate(subs):
+        held = [per[i][k][0] for i in core if len(per[i][k][0])]
+        if not held:
+            continue
+        uniq = held[0] if len(held) == 1 else np.unique(np.concatenate(held))
+        score = np.zeros(len(uniq), dtype=np.float64)
+        for i in range(len(units)):
+            if not weights[i]:
+                continue
+            if i in per:
+                ids, scores = per[i][k]
+                if not len(ids):
+                    continue
+                pos = np.searchsorted(uniq, ids)  # each word's postings are sorted and distinct
+                pos[pos >= len(uniq)] = 0
+                hit = uniq[pos] == ids
+                at, got, peak = pos[hit], scores[hit].astype(np.float64), best[i]
+            else:
+                got = ev.scores_at(units[i].query, uniq).astype(np.float64)
+                at = np.flatnonzero(got > 0)
+                got, peak = got[at], float(got.max()) if len(got) else 0.0
+            strength = got / peak if peak > 0 else 1.0
+            score[at] += weights[i] * (COVER + (1 - COVER) * strength)
+        keep = np.ones(len(uniq), dtype=bool)
+        if filt is not None:
+            fids, _ = ev.run(filt.normalize())
+            keep &= np.isin(uniq, fids)
+        if check is not None:
+            ts = column_array(store.index.column(reader, "ts"))
+            meta = column_array(store.index.column(reader, "meta"))
+            keep &= check.mask(meta[uniq], ts[uniq])
+        uniq, score = uniq[keep], score[keep]
+        total += len(uniq)
+        if not len(uniq) or not need:
+            continue
+        if len(uniq) > need:
+            cut = np.partition(score, len(score) - need)[len(score) - need]
+            sel = np.flatnonzero(score >= cut)
+        else:
+            sel = np.arange(len(uniq))
+        sel = sel[np.lexsort((uniq[sel], -score[sel]))][:need]  # ties: the earlier document first
+        candidates += [(float(score[i]), -(int(uniq[i]) + offset), int(uniq[i]) + offset) for i in sel.tolist()]
+    top = sorted(candidates, reverse=True)[:need]
+    return [(d, s) for s, _, d in top], total, weights
 
 
 def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
