@@ -231,6 +231,11 @@ def _stopwords(lang: str) -> frozenset[str]:
     return frozenset(fold(w) for w in stopwords_for_language(lang))
 
 
+def stop_words(lang: str) -> frozenset[str]:
+    """The stop words of a language we guess, folded (empty for one we do not know)."""
+    return _stopwords(lang) if lang in LANGUAGES else frozenset()
+
+
 def guess_language(texts: Iterable[str]) -> str:
     """The language whose function words are most frequent in `texts` (default English).
 

@@ -53,6 +53,7 @@ from .analysis import (
     fold,
     function_words,
     phrase_keys,
+    stop_words,
     tokens,
 )
 from .index import (
@@ -776,8 +777,10 @@ def _in_conversation(store: Store, weighted: list[tuple[set[str], float]], ranke
 
 
 def _covered(text: str, words: list[set[str]], lang: str) -> set[int]:
-    """Which of the content words (by index) `text` holds, in any form."""
-    terms = {t.lstrip(STEM_MARK) for tok in tokens(text, lang) for t in tok.terms}
+    """Which of the content words (by index) `text` holds, in any form; a function word of the
+    text's own language holds none ("son" in a French chat is "his", not a son)."""
+    small = stop_words(lang)
+    terms = {t.lstrip(STEM_MARK) for tok in tokens(text, lang) if tok.key not in small for t in tok.terms}
     return {i for i, forms in enumerate(words) if not forms.isdisjoint(terms)}
 
 

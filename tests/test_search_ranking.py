@@ -12,7 +12,7 @@ from tool_helpers import jsonl_store, valid
 
 from chatmem.tools.search import search_memory
 
-CAMP, GARDEN, FRIENDS, NL = "Camping trip", "Allotment", "Friends", "Jeroen"
+CAMP, GARDEN, FRIENDS, NL, FR = "Camping trip", "Allotment", "Friends", "Jeroen", "Chloé"
 
 
 def _msg(chat: str, sender: str, day: int, minute: int, text: str) -> dict:
@@ -28,6 +28,8 @@ RECORDS = [
     _msg(GARDEN, "Mila Horn", 4, 6, "Soapy water in a spray bottle works, every two days"),
     _msg(GARDEN, "Karl Weiss", 4, 9, "Thanks, trying it tonight"),
     _msg(GARDEN, "Mila Horn", 9, 0, "The dog from the next plot dug up my carrots"),
+    _msg("School", "me", 9, 5, "Leo wants to be a marine biologist now"),
+    _msg(FR, "Chloé", 9, 0, "Elle a vendu son vélo, elle veut une trottinette maintenant"),
     {"platform": "telegram", "chat": NL, "sender": "Jeroen", "timestamp": "2024-04-05T09:00:00+02:00",
      "text": "Mijn fiets is gestolen bij het station"},
     {"platform": "telegram", "chat": NL, "sender": "Jeroen", "timestamp": "2024-04-05T09:03:00+02:00",
@@ -36,7 +38,8 @@ RECORDS = [
 # near misses: short messages with the questions' common words, more of them than a page
 RECORDS += [_msg(FRIENDS, "Ben Ortiz", 10 + i % 15, i % 50, text) for i, text in enumerate(
     [f"{w}!" for w in ("weekend", "dinner", "weekend", "dinner")] * 6
-    + [f"get {w} please" for w in ("milk", "bread", "tickets", "ice", "snacks", "beer")] * 4)]
+    + [f"get {w} please" for w in ("milk", "bread", "tickets", "ice", "snacks", "beer")] * 4
+    + ["who wants pizza?"] * 5)]
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +84,13 @@ def test_small_words_are_those_of_the_query_language(store):
     r = find(store, "where is the dog")
     assert r["matching"] == "any word" and r["total"] == 1
     assert "The dog from the next plot" in contents(r)[0]
+
+
+def test_a_word_that_is_small_in_the_message_language_does_not_count(store):
+    # "son" is a rare word here, but in the French chat it means "his"
+    r = find(store, "my son wants to study the sea")
+    assert r["matching"] == "any word"
+    assert "Leo wants to be a marine biologist" in contents(r)[0]
 
 
 def test_only_small_words_found_still_ranks_them(store):
