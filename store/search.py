@@ -1030,9 +1030,8 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
 
     filters = [q for q in (keys, _scope(store, readable)) if q is not None]
     filt = None if not filters else filters[0] if len(filters) == 1 else Q.And(filters)
-    subs = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
-    subs = [(reader, offset, Evaluator(searcher, reader, POSTINGS, True)) for reader, offset in subs
-            if reader.doc_count()]
+    subs = [(sub.reader(), offset, Evaluator(searcher, sub.reader(), POSTINGS, True))
+            for sub, offset in searcher.leaf_searchers() if sub.reader().doc_count()]
 
     def evaluate(ev, reader, q: Q.Query) -> tuple[Any, Any]:
         ids, scores = ev.run(q.normalize())
