@@ -50,6 +50,7 @@ from .analysis import (
     QUESTION_WORDS,
     STEM_MARK,
     _stemmer,
+    doc_terms,
     fold,
     function_words,
     phrase_keys,
@@ -780,7 +781,7 @@ def _covered(text: str, words: list[set[str]], lang: str) -> set[int]:
     """Which of the content words (by index) `text` holds, in any form; a function word of the
     text's own language holds none ("son" in a French chat is "his", not a son)."""
     small = stop_words(lang)
-    terms = {t.lstrip(STEM_MARK) for tok in tokens(text, lang) if tok.key not in small for t in tok.terms}
+    terms = {t.lstrip(STEM_MARK) for t in doc_terms(text, lang) if t not in small}  # (a memo per token)
     return {i for i, forms in enumerate(words) if not forms.isdisjoint(terms)}
 
 
@@ -1073,7 +1074,16 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
         held = [per[i][k][0] for i in core if len(per[i][k][0])]
         if not held:
             continue
-        uniq = held[0] if len(held) == 1 else np.unique(np.concatenate(held))
+        size = reader.doc_count_all()
+        dense = sum(len(h) for h in held) * 16 > size  # long lists: a look-up table of the segment
+        if dense:
+            where = np.full(size, -1, dtype=np.int64)
+            for h in held:
+                where[h] = 0
+            uniq = np.flatnonzero(where >= 0)
+            where[uniq] = np.arange(len(uniq))
+        else:
+            uniq = held[0] if len(held) == 1 else np.unique(np.concatenate(held))
         score = np.zeros(len(uniq), dtype=np.float64)
         for i in range(len(units)):
             if not weights[i]:
@@ -1082,9 +1092,13 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
                 ids, scores = per[i][k]
                 if not len(ids):
                     continue
-                pos = np.searchsorted(uniq, ids)  # each word's postings are sorted and distinct
-                pos[pos >= len(uniq)] = 0
-                hit = uniq[pos] == ids
+                if dense:
+                    pos = where[ids]
+                    hit = pos >= 0
+                else:
+                    pos = np.searchsorted(uniq, ids)  # each word's postings are sorted and distinct
+                    pos[pos >= len(uniq)] = 0
+                    hit = uniq[pos] == ids
                 at, got, peak = pos[hit], scores[hit].astype(np.float64), best[i]
             else:
                 got = ev.scores_at(units[i].query, uniq).astype(np.float64)
