@@ -215,13 +215,28 @@ _MEMO_LIMIT = 300_000
 
 
 def phrase_keys(text: str) -> list[str]:
-    """The exact terms of `text` in order (what a phrase must match, word by word)."""
+    """The exact terms of `text` in order (one per word, a compound whole)."""
     out: list[str] = []
     for tok in tokens(text, stems=False):
         if tok.key is not None:
             out.append(tok.key)
         else:
             out.extend(tok.terms)
+    return out
+
+
+def phrase_parts(text: str) -> list[str]:
+    """The words of `text` in order as a phrase is matched: a compound ("draft.pdf", "e-mail")
+    as its parts, each a term the index holds ("plan draft" is in "the plan draft.pdf"); a
+    link stays whole."""
+    out: list[str] = []
+    for tok in tokens(text, stems=False):
+        if tok.key is None:
+            out.extend(tok.terms)
+        elif len(tok.terms) == 1 and _JOINERS.search(tok.key):  # a word's terms: its key alone
+            out.extend(p for p in _JOINERS.split(tok.key) if p)
+        else:
+            out.append(tok.key)
     return out
 
 

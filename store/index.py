@@ -520,11 +520,7 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
     for (msg_id, chat_id, platform, sender, handle, person_id, text, kind, sent_at, extra,
          deleted) in cast(Iterable[tuple[Any, ...]], conn.execute(q)):
         text = text or ""
-        if extra and "poll" in extra:
-            poll = _json_object(extra).get("poll")
-            if poll:
-                text = " ".join([text, str(poll.get("question", ""))] +
-                                [str(o.get("text", "")) for o in poll.get("options", [])])
+        text = with_poll(text, extra)
         if len(text) > INDEX_TEXT_CHARS:
             text = text[:INDEX_TEXT_CHARS]
             if cut_short is not None:
@@ -558,6 +554,17 @@ def _utc(value: datetime | str) -> datetime:
     """A stored UTC time as a datetime: SQLite gives the text SQLAlchemy wrote
     ('YYYY-MM-DD HH:MM:SS.ffffff'), other databases a datetime."""
     return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def with_poll(text: str, extra: str | dict | None) -> str:
+    """A message's text as the index reads it: with its poll's question and options, if any
+    (`extra` as stored)."""
+    if extra and "poll" in extra:
+        poll = _json_object(extra).get("poll")
+        if poll:
+            return " ".join([text, str(poll.get("question", ""))] +
+                            [str(o.get("text", "")) for o in poll.get("options", [])])
+    return text
 
 
 def _json_object(value: str | dict | None) -> dict:

@@ -54,6 +54,7 @@ from .analysis import (
     fold,
     function_words,
     phrase_keys,
+    phrase_parts,
     stop_words,
     tokens,
 )
@@ -68,6 +69,7 @@ from .index import (
     kind_code,
     person_key,
     sender_key,
+    with_poll,
 )
 from .postings import Evaluator, PostingCache, Unsupported, alive, column_array
 
@@ -400,7 +402,8 @@ class _Plan:
         self.languages = sorted(set(languages) | {"en"})
         self.fuzzy: dict[str, list[str]] = {}
         self.highlight: set[str] = set()
-        self.phrases: list[list[str]] = []  # phrases, checked word by word on the text
+        self.phrases: dict[int, list[str]] = {}  # phrase nodes (by id): their words, checked on the text
+        self.built: dict[int, Q.Query] = {}  # each node's query (by id)
         self.unmatched: list[str] = []
         self.function: frozenset[str] = frozenset()  # the query's function words (any-word)
 
@@ -510,7 +513,15 @@ class _Plan:
                 out.append(_Unit(query, forms, _is_function(text, self.function)))
         return out
 
-    def build(self, node, any_word: bool = False) -> Q.Query:
+    def build(self, node, any_word: bool = False, under: bool = False) -> Q.Query:
+        """The query of `node`. A phrase matches a superset (its words), or, `under` a negation,
+        a subset (nothing): the phrase itself is checked on the candidates' texts
+        (`_PhraseCheck`), where it sits in the query."""
+        q = self._build(node, any_word, under)
+        self.built[id(node)] = q
+        return q
+
+    def _build(self, node, any_word: bool, under: bool) -> Q.Query:
         if isinstance(node, Word):
             if node.prefix:
                 terms = self.prefix_terms(node.text)
@@ -527,15 +538,19 @@ class _Plan:
                 return Q.NullQuery
             # found by its words, then checked word by word on the text (word-pair terms made
             # the index three times the work at import; the check reads a bounded set of texts)
-            self.phrases.append(keys)
-            return Q.And([Q.Term("t", k) for k in dict.fromkeys(keys)])
+            parts = phrase_parts(node.text)
+            self.highlight.update(parts)
+            self.phrases[id(node)] = parts
+            if under:
+                return Q.NullQuery
+            return Q.And([Q.Term("t", k) for k in dict.fromkeys(parts)])
         if isinstance(node, Not):
-            return self.build(node.child)
+            return self.build(node.child, under=not under)
         assert isinstance(node, Group)
         pos = [c for c in node.children if not isinstance(c, Not)]
         neg = [c.child for c in node.children if isinstance(c, Not)]
         if node.op == "or":
-            q: Q.Query = Q.Or([self.build(c) for c in pos])
+            q: Q.Query = Q.Or([self.build(c, under=under) for c in pos])
         elif any_word:
             content = [c for c in pos if not (isinstance(c, Word) and _is_function(c.text, self.function))]
             light = [c for c in pos if c not in content]
@@ -544,9 +559,11 @@ class _Plan:
             if content and light:
                 q = Q.AndMaybe(q, Q.Or([self.build(c) for c in light], boost=FUNCTION_BOOST))
         else:
-            q = Q.And([self.build(c) for c in pos])
+            both = [self.build(c, under=under) for c in pos]
+            # Whoosh drops a NullQuery from an And: a subset of nothing must stay nothing
+            q = Q.NullQuery if under and any(b is Q.NullQuery for b in both) else Q.And(both)
         if neg:
-            q = Q.AndNot(q, Q.Or([self.build(c) for c in neg]))
+            q = Q.AndNot(q, Q.Or([self.build(c, under=not under) for c in neg]))
         return q
 
 
@@ -667,8 +684,8 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
         if in_conversation is not None:
             ids_scores = in_conversation
         elif plan.phrases:
-            ids_scores, total, exact = _check_phrases(store, searcher, plan.phrases, top, total, need,
-                                                      sample or [])
+            ids_scores, total, exact = _check_phrases(store, searcher, _PhraseCheck(plan, parsed.root),
+                                                      top, total, need, sample or [])
         else:
             ids_scores = list(zip(doc_ids(searcher, [d for d, _ in top]), (s for _, s in top)))
     page = ids_scores[offset:offset + limit]
@@ -1188,12 +1205,13 @@ def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck
     return [(d, 0.0) for _, _, d in best], total
 
 
-def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[tuple[int, float]],
+def _check_phrases(store: Store, searcher, check: _PhraseCheck, top: list[tuple[int, float]],
                    total: int, need: int, sample: list[int]) -> tuple[list[tuple[str, float]], int, bool]:
-    """The best `need` matches whose text has every phrase word by word, and their total.
+    """The best `need` matches that pass `check` (their phrases on the text), and their total.
 
-    `top` are the best-ranked candidates (documents with all the words, PHRASE_CHECK_LIMIT at
-    most) of `total`. Up to PHRASE_EXACT candidates are all checked and the total is exact;
+    `top` are the best-ranked candidates (documents matching the query with each phrase taken
+    as its words, PHRASE_CHECK_LIMIT at most) of `total`. Up to PHRASE_EXACT candidates are all
+    checked and the total is exact;
     beyond that, checking stops once the page is full, and the total is an estimate, said so:
     the phrases found among the checked ones, plus the unchecked candidates times the share
     of a sample of them (`sample`: candidates spread evenly over all of them) that holds the
@@ -1202,12 +1220,13 @@ def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[t
     exact = total <= PHRASE_EXACT
     kept: list[tuple[str, float]] = []
     checked = 0
-    has = _phrase_test(phrases)
     size = PHRASE_CHUNK
     while checked < len(top):
         docs = top[checked:checked + size]
-        ids, texts = _doc_texts(store, searcher, [d for d, _ in docs])
-        kept += [(i, sc) for i, (_, sc) in zip(ids, docs) if i not in texts or has(texts[i])]
+        nums = [d for d, _ in docs]
+        ids, texts = _doc_texts(store, searcher, nums)
+        passes = check.on(searcher, nums)
+        kept += [(i, sc) for i, (d, sc) in zip(ids, docs) if passes(d, texts.get(i))]
         checked += len(docs)
         if not exact and len(kept) >= need:
             break
@@ -1223,9 +1242,118 @@ def _check_phrases(store: Store, searcher, phrases: list[list[str]], top: list[t
     estimate = len(kept)
     if rest and total > checked:
         ids, texts = _doc_texts(store, searcher, rest)
-        held = sum(1 for i in ids if i not in texts or has(texts[i]))
+        passes = check.on(searcher, rest)
+        held = sum(1 for i, d in zip(ids, rest) if passes(d, texts.get(i)))
         estimate += round((total - checked) * held / len(rest))
     return kept[:need], estimate, False
+
+
+class _PhraseCheck:
+    """Does a candidate match the query where only its text can say (its phrases)? The query
+    tree is evaluated on each candidate: a phrase on the text (its words neighbours, in order),
+    a part without phrases on the index where the candidates do not decide it alone (an OR
+    branch, an exclusion). Along the query's ANDs, such a part holds for every candidate (they
+    match the query), and a query whose phrases are all required is checked on the text alone.
+    A candidate whose text was not found passes its phrases."""
+
+    def __init__(self, plan: _Plan, root):
+        self.plan = plan
+        self.queries: list[Q.Query] = []  # parts decided on the index
+        self.tree = self._compile(root, True)
+
+    def _has_phrase(self, node) -> bool:
+        if isinstance(node, Phrase):
+            return id(node) in self.plan.phrases
+        if isinstance(node, Not):
+            return self._has_phrase(node.child)
+        return isinstance(node, Group) and any(self._has_phrase(c) for c in node.children)
+
+    def _compile(self, node, implied: bool) -> tuple:
+        """("true") | ("index", i) | ("phrase", words, pattern) | ("and"|"or", parts) | ("not", part)"""
+        if not self._has_phrase(node):
+            if implied:
+                return ("true",)
+            self.queries.append(self.plan.built.get(id(node), Q.NullQuery))
+            return ("index", len(self.queries) - 1)
+        if isinstance(node, Phrase):
+            words = self.plan.phrases[id(node)]
+            plain = all(re.fullmatch(r"[a-z0-9]+", k) for k in words)
+            pattern = re.compile(r"(?<![\w])" + r"\W+".join(map(re.escape, words)) + r"(?![\w])") if plain else None
+            return ("phrase", words, pattern)
+        if isinstance(node, Not):
+            return ("not", self._compile(node.child, False))
+        assert isinstance(node, Group)
+        pos = [c for c in node.children if not isinstance(c, Not)]
+        neg = [c.child for c in node.children if isinstance(c, Not)]
+        if node.op == "or":
+            out: tuple = ("or", [self._compile(c, False) for c in pos])
+        else:
+            out = ("and", [self._compile(c, implied) for c in pos])
+        # exclusions without phrases already left the candidates of an implied AND
+        neg = [c for c in neg if not implied or self._has_phrase(c)]
+        if neg:
+            out = ("and", [out, ("not", ("or", [self._compile(c, False) for c in neg]))])
+        return out
+
+    def on(self, searcher, docnums: list[int]) -> Callable[[int, str | None], bool]:
+        """The test of the candidates `docnums`: (document number, its text or None) -> passes."""
+        members = [_matching(searcher, q, docnums) for q in self.queries]
+
+        def passes(doc: int, text: str | None) -> bool:
+            memo: dict[str, Any] = {}
+
+            def ev(n: tuple) -> bool:
+                op = n[0]
+                if op == "true":
+                    return True
+                if op == "index":
+                    return doc in members[n[1]]
+                if op == "and":
+                    return all(ev(c) for c in n[1])
+                if op == "or":
+                    return any(ev(c) for c in n[1])
+                if op == "not":
+                    return not ev(n[1])
+                if text is None:
+                    return True
+                words, pattern = n[1], n[2]
+                if pattern is not None:
+                    if "folded" not in memo:
+                        memo["folded"] = fold(text)
+                    if not pattern.search(memo["folded"]):
+                        return False
+                if "parts" not in memo:
+                    memo["parts"] = phrase_parts(text)
+                parts, k = memo["parts"], len(words)
+                return any(parts[i:i + k] == words for i in range(len(parts) - k + 1))
+
+            return ev(self.tree)
+
+        return passes
+
+
+def _matching(searcher, query: Q.Query, docnums: list[int]) -> set[int]:
+    """Which of the documents `docnums` match `query` (by the index)."""
+    import numpy as np
+
+    query = query.normalize()
+    if query is Q.NullQuery or not docnums:
+        return set()
+    docs = np.unique(np.asarray(docnums, dtype=np.int64))
+    out: set[int] = set()
+    for sub, offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        seg = docs[(docs >= offset) & (docs < offset + reader.doc_count_all())] - offset
+        if not len(seg):
+            continue
+        try:
+            ids, _ = Evaluator(searcher, reader, POSTINGS, False).run(query)
+            hit = seg[np.isin(seg, ids)].tolist()
+        except Unsupported:
+            found = set(query.matcher(sub, searcher.boolean_context()).all_ids())
+            hit = [d for d in seg.tolist() if d in found]
+        out.update(d + offset for d in hit)
+    return out
 
 
 def _doc_texts(store: Store, searcher, docnums: list[int]) -> tuple[list[str], dict[str, str]]:
@@ -1270,28 +1398,6 @@ def doc_ids(searcher, docnums: list[int]) -> list[str]:
     return out
 
 
-def _phrase_test(phrases: list[list[str]]) -> Callable[[str], bool]:
-    """A test of a text: has it every phrase, word by word? Phrases of plain words are first
-    looked for with a regular expression over the folded text (a match is needed for the
-    words to be neighbours; C speed), and only texts it finds are split into words."""
-    plain = all(re.fullmatch(r"[a-z0-9]+", k) for ph in phrases for k in ph)
-    patterns = [re.compile(r"(?<![\w])" + r"\W+".join(map(re.escape, ph)) + r"(?![\w])") for ph in phrases]
-
-    def has(text: str) -> bool:
-        if plain:
-            folded = fold(text)
-            if not all(p.search(folded) for p in patterns):
-                return False
-        keys = phrase_keys(text)
-        for ph in phrases:
-            n = len(ph)
-            if not any(keys[i:i + n] == ph for i in range(len(keys) - n + 1)):
-                return False
-        return True
-
-    return has
-
-
 _TEXT_QUERIES: list[Any] = []
 
 
@@ -1299,14 +1405,15 @@ def _text_queries() -> list[Any]:
     """The three statements reading what the index read of each document (built once, so
     SQLAlchemy compiles them once: a list of ids is an expanding parameter)."""
     if not _TEXT_QUERIES:
-        from sqlalchemy import bindparam, select
+        from sqlalchemy import String, bindparam, select, type_coerce
 
         from .models import Attachment, Call, Message
 
         mt, ct, at = Message.__table__, Call.__table__, Attachment.__table__
         ids: Any = bindparam("ids", expanding=True)
         _TEXT_QUERIES.extend([
-            select(mt.c.id, mt.c.text).where(mt.c.id.in_(ids)),
+            # `extra` as stored (a poll is read only where it says "poll")
+            select(mt.c.id, mt.c.text, type_coerce(mt.c.extra, String())).where(mt.c.id.in_(ids)),
             select(at.c.message_id, at.c.name, at.c.text).where(at.c.message_id.in_(ids)),
             select(ct.c.id, ct.c.summary, ct.c.transcript).where(ct.c.id.in_(ids)),
         ])
@@ -1321,8 +1428,8 @@ def _texts(store: Store, ids: list[str], others: list[str] | None = None) -> dic
     rest = ids if others is None else others
     with store.read() as conn:
         for i in range(0, len(ids), 500):
-            for r in conn.execute(msgs, {"ids": ids[i:i + 500]}):
-                out[r[0]] = r[1] or ""
+            for mid, text, extra in conn.execute(msgs, {"ids": ids[i:i + 500]}):
+                out[mid] = with_poll(text or "", extra)
         for i in range(0, len(rest), 500):
             chunk = {"ids": rest[i:i + 500]}
             for mid, name, text in conn.execute(atts, chunk):

@@ -90,3 +90,20 @@ def test_the_next_page_of_a_common_phrase_holds_other_matches(store):
     assert len(second["results"]) == 10
     assert all("the plan" in x["content"].lower() for x in second["results"])
     assert not {x["id"] for x in first["results"]} & {x["id"] for x in second["results"]}
+
+
+def test_excluding_a_common_phrase_keeps_messages_with_its_words_apart(store):
+    r = find(store, 'plan -"the plan"')
+    assert r.get("total_is_estimate") is True  # more than PHRASE_EXACT messages say "plan"
+    # the near misses and the file's name, not the phrase holders
+    assert NEAR_MISSES * 0.9 <= r["total"] <= (NEAR_MISSES + 1) * 1.1, r["total"]
+    assert len(r["results"]) == 10
+    assert not any("the plan" in x["content"].lower() for x in r["results"])
+
+
+def test_a_common_phrase_or_a_rare_word_finds_both(store):
+    r = find(store, 'marathon OR "the plan"', limit=50)
+    assert PHRASE_HOLDERS / 2 <= r["total"] - 1 <= PHRASE_HOLDERS * 2, r["total"]
+    texts = [x["content"].lower() for x in r["results"]]
+    assert any("marathon" in t for t in texts)
+    assert all("marathon" in t or "the plan" in t for t in texts)

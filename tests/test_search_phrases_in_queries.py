@@ -1,0 +1,91 @@
+"""A quoted phrase where it sits in the query: in an OR branch it is one way to match, after a
+minus it excludes only the messages holding the phrase; a phrase is found where the words are
+neighbours as people read them (a file name "plan draft.pdf"), and in a poll's question and
+options, which the search reads as the message's words."""
+
+from __future__ import annotations
+
+import pytest
+from test_search_phrases import find as find_in
+from tool_helpers import jsonl_store
+
+CHAT = "Weekend"
+FILE = "see attached [plan draft.pdf, application/pdf]"  # as a result shows the message with a file
+TEXTS = {
+    "festival": "the lantern festival starts at dusk",
+    "apart": "a festival without a lantern, sadly",
+    "marathon": "we run a marathon on sunday",
+    "the plan": "the plan is ready",
+    "apart plan": "plan to go early, the weather decides",
+    "plan draft": "here is the plan draft.pdf for you",
+    "plain": "nothing about it here",
+}
+
+
+def _msg(i: int, text: str, **more) -> dict:
+    return {"platform": "whatsapp", "chat": CHAT, "sender": "Ada" if i % 2 else "Bo",
+            "timestamp": f"2024-03-{1 + i:02d}T10:00:00+00:00", "text": text, **more}
+
+
+def _records() -> list[dict]:
+    out: list[dict] = [{"type": "chat", "platform": "whatsapp", "chat": CHAT, "group": True,
+                        "participants": ["Ada", "Bo"]}]
+    out += [_msg(i, t) for i, t in enumerate(TEXTS.values())]
+    out.append(_msg(20, "see attached", attachments=[{"name": "plan draft.pdf", "mime_type": "application/pdf"}]))
+    out.append(_msg(21, "", extra={"poll": {"question": "Where do we meet on saturday?",
+                                            "options": [{"text": "harbour cafe", "votes": 2},
+                                                        {"text": "old lighthouse", "votes": 1}]}}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    s = jsonl_store(tmp_path_factory.mktemp("phrase-tree"), _records(), "timezone: UTC\n")
+    yield s
+    s.close()
+
+
+def find(store, query: str) -> dict:
+    return find_in(store, query, limit=20)
+
+
+def contents(result: dict) -> set[str]:
+    """The texts found (the content reads "Sender: text")."""
+    return {x["content"].split(": ", 1)[1] for x in result["results"]}
+
+
+def test_a_phrase_in_an_or_branch_is_one_way_to_match(store):
+    r = find(store, '"lantern festival" OR marathon')
+    assert contents(r) == {TEXTS["festival"], TEXTS["marathon"]}
+    assert r["total"] == 2 and "total_is_estimate" not in r
+    r = find(store, 'marathon OR ("lantern festival" dusk)')
+    assert contents(r) == {TEXTS["festival"], TEXTS["marathon"]}
+
+
+def test_a_minus_phrase_excludes_only_the_messages_holding_the_phrase(store):
+    r = find(store, 'plan -"the plan"')
+    assert contents(r) == {TEXTS["apart plan"], FILE}
+    assert r["total"] == 2
+    r = find(store, 'festival -"lantern festival"')
+    assert contents(r) == {TEXTS["apart"]}
+    r = find(store, 'festival NOT ("lantern festival" dusk)')
+    assert contents(r) == {TEXTS["apart"]}
+
+
+def test_a_phrase_required_beside_an_or_still_holds(store):
+    r = find(store, '"the plan" (ready OR weather)')
+    assert contents(r) == {TEXTS["the plan"]}
+
+
+def test_a_phrase_ending_in_the_first_part_of_a_file_name_is_found(store):
+    r = find(store, '"plan draft"')
+    assert contents(r) == {TEXTS["plan draft"], FILE}
+    assert contents(find(store, '"the plan draft pdf"')) == {TEXTS["plan draft"]}
+    assert contents(find(store, '"draft pdf for"')) == {TEXTS["plan draft"]}
+    assert find(store, '"draft plan"')["total"] == 0
+
+
+def test_a_phrase_of_a_poll_question_or_option_is_found(store):
+    assert find(store, '"old lighthouse"')["total"] == 1
+    assert find(store, '"where do we meet"')["total"] == 1
+    assert find(store, '"lighthouse old"')["total"] == 0
