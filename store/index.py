@@ -23,6 +23,7 @@ Whoosh's own lock is an OS file lock: a killed writer never leaves it stale.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -335,7 +336,6 @@ class FullTextIndex:
         state = self._state()
         ix = self.ix
         writer = ix.writer()
-        codec = writer.codec
         segments = []
         ids: list[str] = []
         n = 0
@@ -355,12 +355,12 @@ class FullTextIndex:
                                 doc.who_keys(), ts, meta)
                     n += 1
                     if builder.postings >= SEGMENT_POSTINGS:
-                        segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
+                        segments.append(_write_segment(builder, writer))
                         if replace:
                             ids += builder.ids
                         builder = SegmentBuilder()
                 if len(builder):
-                    segments.append(builder.write(writer.storage, writer.indexname, writer.schema, codec))
+                    segments.append(_write_segment(builder, writer))
                     if replace:
                         ids += builder.ids
                 if replace and ids:
@@ -430,6 +430,17 @@ class FullTextIndex:
             values = _load_column(reader, name)
             self._columns[key] = values
         return values
+
+
+def _write_segment(builder: SegmentBuilder, writer: Any) -> Any:
+    """A builder's documents as a new segment of the index `writer` writes (not yet committed).
+
+    Whoosh's file storage keeps a caught exception in a local variable when it makes a folder:
+    a reference cycle that holds the writing frames, and with them the memory of a whole
+    segment's write, until the cycle is collected: collected here, as collections are paused."""
+    segment = builder.write(writer.storage, writer.indexname, writer.schema, writer.codec)
+    gc.collect()
+    return segment
 
 
 def _widen(span: list, ts: int) -> None:

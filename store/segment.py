@@ -192,7 +192,6 @@ class SegmentBuilder:
 
         fw = codec.field_writer(storage, seg)
         table = fw._tindex
-        table._write_hashes = lambda: _write_hash_tables(table)  # when the field writer closes
         id_posts = {doc_id: [d] for d, doc_id in enumerate(self.ids)}
         fields: list[tuple[str, dict[str, list[int]], dict[str, dict[int, int]] | None]] = [
             ("c", self.keys["c"], None), ("id", id_posts, None),
@@ -203,6 +202,10 @@ class SegmentBuilder:
             fw.start_field(name, schema[name])
             _write_field(fw, posts, freqs, lengths if freqs is not None else None)
             fw.finish_field()
+        # the terms table's hash tables, written here; closing then finds no buckets left and
+        # writes the directory of these tables and the rest as usual
+        _write_hash_tables(table)
+        table.buckets = []
         fw.close()
         seg.set_doc_count(n)
         if seg.should_assemble():
