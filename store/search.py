@@ -678,7 +678,12 @@ def _search(store: Store, parsed: ParsedQuery, flt: SearchFilter, limit: int, of
                 if in_chat and weights:
                     ranked = list(zip(doc_ids(searcher, [d for d, _ in top]), (s for _, s in top)))
                     words = [(u.forms, w) for u, w in zip(units, weights) if w > 0 and not u.function]
-                    in_conversation, replies = _in_conversation(store, words, ranked, parsed.question)
+                    # the same CONTEXT_CANDIDATES are looked at in their chats whatever the page
+                    # size, so a page of 10 and the first 10 of a page of 50 agree
+                    head, rest = ranked[:CONTEXT_CANDIDATES], ranked[CONTEXT_CANDIDATES:]
+                    in_conversation, replies = _in_conversation(store, words, head, parsed.question)
+                    placed = {i for i, _ in in_conversation}
+                    in_conversation += [(i, s) for i, s in rest if i not in placed]
                     total += len(replies)
         exact = True
         if in_conversation is not None:

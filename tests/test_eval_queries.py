@@ -82,3 +82,23 @@ def test_hybrid_finds_what_keyword_finds(store):
     assert not lost
     assert not moved
     assert checked >= 2 * len(ev.CLASSES)  # a good part of the slice was checked (20 of 56)
+
+
+def test_a_longer_page_starts_with_the_shorter_one(store):
+    """The ranking does not depend on the page size: the first 10 of a page of 50 are the page of
+    10, and the second page of 10 continues it (any-word answers looked at in their chats too)."""
+    from chatmem.tools.search import search_memory
+
+    seat = store.config.seat(None)
+    queries = ev.load_queries(per_class=6)
+    any_word = 0
+    for q in queries:
+        args = {"query": q.query, "mode": "keyword", **q.args}
+        ten = search_memory(store, seat, limit=10, **args)
+        fifty = search_memory(store, seat, limit=50, **args)
+        ids = [r["id"] for r in fifty["results"]]
+        assert [r["id"] for r in ten["results"]] == ids[:10], q.id
+        page2 = search_memory(store, seat, limit=10, offset=10, **args)
+        assert [r["id"] for r in page2["results"]] == ids[10:20], q.id
+        any_word += ten.get("matching") == "any word"
+    assert any_word >= 5  # the any-word ranking in conversations was exercised
