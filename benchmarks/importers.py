@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -35,8 +34,8 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 import sources  # noqa: E402
-from ingest_only import conversation_reads, copy  # noqa: E402
-from run import CONFIG, OUT, RESULTS, dir_bytes, log, machine, run_import  # noqa: E402
+from ingest_only import conversation_reads, copy, fresh_work, touch  # noqa: E402
+from run import OUT, RESULTS, dir_bytes, log, machine, run_import  # noqa: E402
 
 FORMATS = ("whatsapp", "chatdb", "signal", "signal-export", "telegram", "sms")
 NAMES = {"whatsapp": "WhatsApp .txt", "chatdb": "iMessage chat.db", "signal": "Signal Desktop db",
@@ -61,13 +60,6 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def touch(src: Path) -> None:
-    """The same bytes with a new modification time: what a re-export looks like."""
-    later = time.time() + 60
-    for f in [src, *src.rglob("*")] if src.is_dir() else [src]:
-        os.utime(f, (later, later))
-
-
 def save(size: str, fmt: str, result: dict[str, Any]) -> None:
     """Merge one importer's run into results/importers-<size>.json."""
     path = RESULTS / f"importers-{size}.json"
@@ -85,12 +77,7 @@ def workdir(size: str, fmt: str) -> Path:
 def bench(size: str, fmt: str, repeat: int, keep: bool) -> dict[str, Any]:
     base, ext = archives(size, fmt)
     work = workdir(size, fmt)
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "src").mkdir(parents=True)
-    config = work / "config.yaml"
-    config.write_text(CONFIG)
-    home, src = work / "home", work / "src" / base.name
-    copy(base, src)
+    home, config, src = fresh_work(work, base)
     result: dict[str, Any] = {"commit": commit(), "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                               "load_before": load()}
     first = run_import(home, config, src)

@@ -56,6 +56,25 @@ def copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+def fresh_work(work: Path, base: Path) -> tuple[Path, Path, Path]:
+    """An empty `work` folder with the benchmark's config and a copy of the archive `base`:
+    (home, config, src)."""
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "src").mkdir(parents=True)
+    config = work / "config.yaml"
+    config.write_text(CONFIG)
+    src = work / "src" / base.name
+    copy(base, src)
+    return work / "home", config, src
+
+
+def touch(src: Path) -> None:
+    """The same bytes with a new modification time: what a re-export looks like."""
+    later = time.time() + 60
+    for f in [src, *src.rglob("*")] if src.is_dir() else [src]:
+        os.utime(f, (later, later))
+
+
 def one(home: Path, config: Path, src: Path) -> dict[str, Any]:
     timing = home.parent / "time.txt"
     out = subprocess.run([TIME_BIN, "-f", "%e %U %S %M", "-o", str(timing), sys.executable, "-c", CHILD,
@@ -126,17 +145,10 @@ def main(argv: list[str] | None = None) -> None:
         base, ext = (sources.ensure_plus(args.size, fmt) if fmt in sources.WRITERS
                      else generate.ensure(args.size, fmt, log))
         work = OUT / f"ingest-{args.size}" / fmt
-        shutil.rmtree(work, ignore_errors=True)
-        (work / "src").mkdir(parents=True)
-        config = work / "config.yaml"
-        config.write_text(CONFIG)
-        home, src = work / "home", work / "src" / base.name
-        copy(base, src)
+        home, config, src = fresh_work(work, base)
         first = one(home, config, src)
         log(f"{fmt}: {first}")
-        later = time.time() + 60
-        for f in [src, *src.rglob("*")] if src.is_dir() else [src]:
-            os.utime(f, (later, later))
+        touch(src)
         touched = one(home, config, src)
         log(f"{fmt} re-exported: {touched}")
         copy(ext, src)
