@@ -34,6 +34,15 @@ def import_path(home: Path, path: Path, **kw: Any) -> dict[str, Any]:
         return report.as_dict()
 
 
+def forget_chat(home: Path, name: str) -> str:
+    """Forget the chat called `name`, as a user does; its id."""
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        chat_id = conn.exec_driver_sql("SELECT id FROM chats WHERE name = ?", (name,)).scalar()
+    with Store.open(home, load_config()) as store:
+        store.forget(chat_id=chat_id)
+    return chat_id
+
+
 def later(*paths: Path) -> None:
     """A newer copy: the modification times move on."""
     for path in paths:

@@ -16,7 +16,7 @@ from android_sms_builders import mms as make_mms
 from meta_builders import m as meta_message
 from meta_builders import thread as meta_thread
 from meta_builders import write as write_meta
-from resume_helpers import fresh, import_path, later, note, read_whole, store_rows
+from resume_helpers import forget_chat, fresh, import_path, later, note, read_whole, store_rows
 from telegram_builders import LIA, LIA_CHAT, SAM, TOM, build_account_export, msg, reacted
 
 from chatmem.errors import FormatError
@@ -271,14 +271,8 @@ def test_a_telegram_export_in_a_new_folder_same_bytes_or_more(tmp_path, telegram
 
 
 def test_a_chat_forgotten_since_comes_back_whole_from_a_newer_backup(tmp_path, backup):
-    from chatmem.config import load_config
-    from chatmem.store import Store
-
     home, path, items = backup
-    with Store.open(home, load_config()) as store, store.read() as conn:
-        ben = conn.exec_driver_sql("SELECT id FROM chats WHERE name = 'Ben Ortiz'").scalar()
-    with Store.open(home, load_config()) as store:
-        store.forget(chat_id=ben)
+    ben = forget_chat(home, "Ben Ortiz")
     newer = write_sms(path.parent / "sms-20240401120000.xml", "smses", items, COMMENT)
     report = import_path(home, newer)
     assert not any(n.startswith("a newer export of") for n in report["notes"])

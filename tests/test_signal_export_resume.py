@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from resume_helpers import fresh, import_path, later, note, read_whole, store_rows
+from resume_helpers import forget_chat, fresh, import_path, later, note, read_whole, store_rows
 from signal_export_builders import CHAT, R_ANNA, R_BEN, R_GROUP, SELF, Files, at, frames
 
 FILLER = 2300  # three blocks of 1,024 chat items with the scenario's
@@ -173,14 +173,8 @@ def test_an_unchanged_export_and_a_truncated_one(tmp_path, imported):
 
 
 def test_a_forgotten_chat_comes_back_with_the_next_import_on_purpose(tmp_path, imported):
-    from chatmem.config import load_config
-    from chatmem.store import Store
-
     home, folder, lines = imported
-    with Store.open(home, load_config()) as store, store.read() as conn:
-        chat_id = conn.exec_driver_sql("SELECT id FROM chats WHERE name = 'Anna Berg'").scalar()
-    with Store.open(home, load_config()) as store:
-        store.forget(chat_id=chat_id)
+    chat_id = forget_chat(home, "Anna Berg")
     assert chat_id not in {r[0] for r in store_rows(home)["chats"]}
     report = reimport(tmp_path, home, folder, [*lines, *filler(FILLER, 2)])
     assert report["messages"]["new"] > FILLER // 2  # Anna's messages, read whole again
