@@ -259,26 +259,21 @@ def write_meta(root: Path, n: int, total: int | None = None) -> None:
                 json.dumps(json.loads(text), ensure_ascii=True, indent=2), encoding="utf-8")
 
 
-def ensure(size: str) -> dict[str, Path]:
+def ensure(size: str, names: tuple[str, ...] | None = None) -> dict[str, Path]:
+    """The archives of one size (all, or only `names`), each generated once."""
     n = generate.SIZES[size]
     d = generate.DATA / size
     out = {"signal-export": d / "signal-export", "telegram": d / "telegram" / "result.json",
            "sms": d / "sms" / "sms-20240302120000.xml", "meta": d / "meta"}
-    if not (d / ".signal-export.done").exists():
-        shutil.rmtree(out["signal-export"], ignore_errors=True)
-        write_signal_export(out["signal-export"], n)
-        (d / ".signal-export.done").write_text("ok\n")
-    if not (d / ".telegram.done").exists():
-        write_telegram(out["telegram"], n)
-        (d / ".telegram.done").write_text("ok\n")
-    if not (d / ".sms.done").exists():
-        write_sms(out["sms"], n)
-        (d / ".sms.done").write_text("ok\n")
-    if not (d / ".meta.done").exists():
-        shutil.rmtree(out["meta"], ignore_errors=True)
-        write_meta(out["meta"], n)
-        (d / ".meta.done").write_text("ok\n")
-    out["whatsapp"] = generate.ensure(size, "whatsapp", log)[0]
+    for name in names or tuple(out):
+        if name == "whatsapp" or (d / f".{name}.done").exists():
+            continue
+        if out[name].is_dir():
+            shutil.rmtree(out[name])
+        WRITERS[name](out[name], n)
+        (d / f".{name}.done").write_text("ok\n")
+    if names is None or "whatsapp" in names:
+        out["whatsapp"] = generate.ensure(size, "whatsapp", log)[0]
     return out
 
 
@@ -328,7 +323,7 @@ WRITERS = {"signal-export": write_signal_export, "telegram": write_telegram, "sm
 def ensure_plus(size: str, name: str) -> tuple[Path, Path]:
     """The archive `name` (signal-export, telegram, sms, meta) and its later export with 1% newer
     messages (`<size>/plus1pct/...`), generated once."""
-    base = ensure(size)[name]
+    base = ensure(size, (name,))[name]
     d = generate.DATA / size
     ext = d / "plus1pct" / base.relative_to(d)
     if not (d / f".{name}-plus1pct.done").exists():

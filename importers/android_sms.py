@@ -27,18 +27,23 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from chatmem.errors import FormatError
+from chatmem.importers.android_sms_blocks import Scan, blocks_of, elements, scan
 from chatmem.importers.estimate import head_text
 from chatmem.importers.resume_blocks import only_changed
 from chatmem.records import (
     OWNER,
+    PORTABLE,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
@@ -76,6 +81,10 @@ UNANSWERED_CALLS = {CALL_MISSED, CALL_VOICEMAIL, CALL_REJECTED, CALL_BLOCKED}
 # <call presentation>: CallLog.Calls.PRESENTATION_*: who called when no number is shown
 HIDDEN_CALLERS = {2: "Private number", 3: "Unknown number", 4: "Payphone"}
 SECONDS_BEFORE = 10**11  # an Android time below this is in seconds (MMS date_sent), else in ms
+STATE_VERSION = 2
+STATE_KIND = "sms-xml"
+RESUME_LIMIT = 200_000  # records a re-import holds back at most before it reads the file whole
+COUNTS = ("sms", "mms", "call", "draft", "embedded")
 
 
 def _value(element: ET.Element, name: str) -> str:
@@ -141,9 +150,11 @@ class AndroidSmsImporter:
         return bool(re.search(r"<(smses|calls)[\s>]", head))
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
-        """A re-import gives the store only the blocks of messages that changed since the last
-        import of the same file (see importers/resume_blocks.py); the file is parsed whole."""
-        return only_changed(_Run(Path(path), options).records(), options.state, "sms")
+        """The file cut into blocks of raw element bytes (importers/android_sms_blocks.py): a
+        re-import parses only the blocks that are new or changed since the last import and
+        gives the store their records, and reads the file whole when what every record depends
+        on changed (see `_Run.resumed`). A file that cannot be cut is parsed whole, as one."""
+        return _Run(Path(path), options).records()
 
 
 class _Run:
@@ -155,22 +166,35 @@ class _Run:
         self.yielded: set[str] = set()  # chat keys already given to the store
         self.occurrences = Occurrences()
         self.counts = {"sms": 0, "mms": 0, "call": 0, "draft": 0, "embedded": 0}
+        self.keys: list[tuple] | None = None  # the natural keys of the records made, when asked
+        self.dates: list[int] = []  # times of repeated natural keys (occurrence > 0)
+        self.lo: int | None = None  # the earliest and latest time of the current block
+        self.hi: int | None = None
+        self.learned: str | None = None
+        self.learned_at: int | None = None  # the block that taught the owner's number
+        self.block = 0  # the block being read
+        self.first: dict[str, int] = {}  # chat key: the block it is first named in
+        self.old: dict[int, int] = {}  # a skipped block's index in the last import
+        self.fact: dict[str, Any] = {}
+        self.before: list[int] = []  # the counts when the current block began
+        self.repeats = 0
+        self.done = 0  # elements of the current block read
+        self.state: dict[str, Any] = {}
+        self.context: list[Any] = []
 
     def _is_owner(self, number: str) -> bool:
         return phone_key(number) in self.owner
 
-    # ---------------------------------------------------------------- the pass
+    # ---------------------------------------------------------------- the owner
 
     def _learn_owner(self) -> str | None:
         """The owner's number as a sent MMS names it (its 137 "from" address), or None."""
         try:
             for _event, element in ET.iterparse(self.path, events=("end",)):
                 if element.tag == "mms":
-                    if _value(element, "msg_box") == str(MMS_SENT):
-                        for a in element.iter("addr"):
-                            number = a.get("address") or ""
-                            if _int(a.get("type") or "") == ADDR_FROM and number and number != NO_ADDRESS:
-                                return number
+                    found = _sender_of_sent(element)
+                    if found:
+                        return found
                     element.clear()
                 elif element.tag in ("sms", "call"):
                     element.clear()
@@ -178,12 +202,100 @@ class _Run:
             return None  # the real pass reports it
         return None
 
+    def _learn_owner_in_blocks(self, found: Scan) -> tuple[str | None, int | None]:
+        """`_learn_owner` over the blocks (only those holding an MMS are parsed)."""
+        try:
+            for i, data in blocks_of(self.path, found, list(range(len(found.blocks)))):
+                if b"<mms" not in data:
+                    continue
+                for e in elements(data, found.root):
+                    for mms in e.iter("mms"):
+                        number = _sender_of_sent(mms)
+                        if number:
+                            return number, i
+        except (ET.ParseError, OSError):
+            return self._learn_owner(), None
+        return None, None
+
+    def _owner_of(self, found: Scan, prev: dict[str, Any] | None) -> None:
+        """The owner's numbers: from the config, else learned (from the file, or, when the
+        blocks up to the one that taught it last time are the same, from the last import)."""
+        if self.owner:
+            return
+        was = (prev or {}).get("learned")
+        if isinstance(was, list) and len(was) == 2 and isinstance(was[1], int) and was[1] < len(found.blocks):
+            by_index = {f.get("i"): d for d, f in ((prev or {}).get("blocks") or {}).items()}
+            if all(by_index.get(i) == found.blocks[i].digest for i in range(was[1] + 1)):
+                self.learned, self.learned_at = was[0], was[1]
+        if self.learned is None:
+            self.learned, self.learned_at = self._learn_owner_in_blocks(found)
+        if self.learned:
+            self.owner = {phone_key(self.learned)}
+
+    # ---------------------------------------------------------------- the pass
+
     def records(self) -> Iterator[Record]:
-        learned = None
+        found, why = scan(self.path)
+        if found is None:  # read whole, as one document; re-imports compare records
+            yield from only_changed(self._whole(), self.options.state, "sms")
+            return
+        prev = self.options.state.get(RESUME_STATE)
+        if not (isinstance(prev, dict) and prev.get("v") == STATE_VERSION and prev.get("kind") == STATE_KIND):
+            prev = None
+        self._owner_of(found, prev)
+        self.context = [found.context, sorted(self.owner)]
+        resumed: list[Record] | None = None
+        reason = "first import" if prev is None else ""
+        if prev is not None and prev.get("context") != self.context:
+            reason = ("the file's header, or your number, changed since the last import: read whole "
+                      "and compared")
+        elif prev is not None:
+            resumed, reason = self._resumed(found, prev)
+        if resumed is None:
+            self.__init__(self.path, self.options)  # type: ignore[misc]  # what the attempt learned goes
+            self._owner_of(found, prev)
+            self.context = [found.context, sorted(self.owner)]
+            if found.count:
+                yield Estimate(found.count)
+            facts: dict[int, dict[str, Any]] = {}
+            yield from self._parse_all(found, facts)
+            state = self._state(found, facts)
+        else:
+            yield Estimate(sum(isinstance(r, (Message, Call)) for r in resumed))
+            yield from resumed
+            state = self.state
+        notes = self._notes()
+        if resumed is not None:
+            parsed = sum(1 for f in state["blocks"].values() if f.get("p"))
+            notes.append(f"re-import: parsed {parsed:,} of {len(found.blocks):,} block(s) of about a "
+                         "thousand messages: the new ones and the ones that changed")
+        elif reason != "first import":
+            notes.append(f"re-import: {reason}")
+        for f in state["blocks"].values():
+            f.pop("p", None)
+        yield SourceState(state={RESUME_STATE: state}, notes=notes)
+
+    def _notes(self) -> list[str]:
+        notes = [f"SMS Backup & Restore: {self.counts['sms']} SMS, {self.counts['mms']} MMS, "
+                 f"{self.counts['call']} call(s)"]
+        if self.counts["draft"]:
+            notes.append(f"{self.counts['draft']} draft(s) kept as messages from you, marked draft")
+        if self.counts["embedded"]:
+            notes.append(f"{self.counts['embedded']} MMS attachment(s) are inside the backup (base64); "
+                         "read_attachment reads them from it while it is there")
+        if self.learned:
+            notes.append(f"your number taken to be {self.learned} (the sender of your own MMS); "
+                         "set owner.handles in the config to be sure")
+        elif not self.owner:
+            notes.append("owner.handles is not set in the config: group MMS may list your own number")
+        return notes
+
+    def _whole(self) -> Iterator[Record]:
+        """The file parsed whole with one streaming parser (a file the blocks cannot cut)."""
         if not self.owner:
-            learned = self._learn_owner()
-            if learned:
-                self.owner = {phone_key(learned)}
+            self.learned = self._learn_owner()
+            if self.learned:
+                self.owner = {phone_key(self.learned)}
         try:
             events = ET.iterparse(self.path, events=("start", "end"))
             root_seen = False
@@ -207,26 +319,204 @@ class _Run:
                 element.clear()  # what makes it stream: nothing read stays in memory
         except ET.ParseError as e:
             line, column = e.position
-            raise FormatError(f"{self.path}: line {line}, column {column}: not well-formed XML "
-                              f"({e.msg if hasattr(e, 'msg') else e}); was the backup cut short? "
-                              "Everything before that point was read, nothing was stored") from e
+            raise self._not_xml(line, column, e) from e
         except OSError as e:
             raise FormatError(f"{self.path}: cannot read ({e})") from e
-        notes = [f"SMS Backup & Restore: {self.counts['sms']} SMS, {self.counts['mms']} MMS, "
-                 f"{self.counts['call']} call(s)"]
-        if self.counts["draft"]:
-            notes.append(f"{self.counts['draft']} draft(s) kept as messages from you, marked draft")
-        if self.counts["embedded"]:
-            notes.append(f"{self.counts['embedded']} MMS attachment(s) are inside the backup (base64); "
-                         "read_attachment reads them from it while it is there")
-        if learned:
-            notes.append(f"your number taken to be {learned} (the sender of your own MMS); "
-                         "set owner.handles in the config to be sure")
-        elif not self.owner:
-            notes.append("owner.handles is not set in the config: group MMS may list your own number")
-        yield SourceState(notes=notes)
+        yield SourceState(notes=self._notes())
+
+    def _not_xml(self, line: int, column: int, e: ET.ParseError) -> FormatError:
+        return FormatError(f"{self.path}: line {line}, column {column}: not well-formed XML "
+                           f"({e.msg if hasattr(e, 'msg') else e}); was the backup cut short? "
+                           "Everything before that point was read, nothing was stored")
+
+    # ---------------------------------------------------------------- blocks
+
+    def _block(self, i: int, elems: Iterator[ET.Element], skip: int = 0) -> Iterator[Record]:
+        """The records of one block's elements (but the first `skip`, read already); its facts
+        are left in `self.fact`."""
+        if not skip:
+            self.before = [self.counts[k] for k in COUNTS]
+            self.repeats = len(self.dates)
+            self.lo = self.hi = None
+            self.done = 0
+        self.block = i
+        for n, element in enumerate(elems):
+            if n >= skip:
+                yield from self._element(element)
+                self.done += 1
+        self.fact = {"i": i, "n": self.done, "c": [self.counts[k] - b for k, b in zip(COUNTS, self.before)],
+                     "lo": self.lo, "hi": self.hi, "u": int(len(self.dates) > self.repeats), "p": 1}
+
+    def _parse_all(self, found: Scan, facts: dict[int, dict[str, Any]]) -> Iterator[Record]:
+        """Every block parsed, in order; a block that does not parse alone is parsed again with
+        the next (the cut fell inside a comment, say), past the elements already read; the
+        last one's error is the file's."""
+        pending: list[tuple[int, bytes]] = []
+        skip = 0
+        try:
+            for i, data in blocks_of(self.path, found, list(range(len(found.blocks)))):
+                pending.append((i, data))
+                joined = b"".join(d for _, d in pending) if len(pending) > 1 else data
+                first = pending[0][0]
+                if len(pending) == 1:
+                    offset = self.counts["mms"]
+                try:
+                    yield from self._block(first, elements(joined, found.root), skip)
+                except ET.ParseError as e:
+                    if i + 1 < len(found.blocks):
+                        skip = self.done
+                        continue
+                    b = found.blocks[first]
+                    line, column = e.position
+                    raise self._not_xml(b.line + line - 1, b.column + column if line == 1 else column, e) from e
+                self.fact["o"] = offset
+                if len(pending) > 1:  # merged: remembered as blocks no later import finds again
+                    self.fact["merged"] = [j for j, _ in pending]
+                facts[first] = self.fact
+                pending, skip = [], 0
+        except OSError as e:
+            raise FormatError(f"{self.path}: cannot read ({e})") from e
+        self._mark_repeats(facts)
+
+    def _mark_repeats(self, facts: dict[int, dict[str, Any]]) -> None:
+        """Blocks whose times cover a repeated natural key: a later change there may renumber
+        the repeats elsewhere, so that a re-import then reads the file whole."""
+        for d in self.dates:
+            for f in facts.values():
+                if f.get("lo") is not None and f["lo"] <= d <= f["hi"]:
+                    f["u"] = 1
+
+    def _state(self, found: Scan, facts: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        blocks: dict[str, Any] = {}
+        seen: set[str] = set()
+        for i, f in sorted(facts.items()):
+            digest = found.blocks[i].digest
+            if "merged" in f:
+                digest = "merged:" + ".".join(found.blocks[j].digest for j in f.pop("merged"))
+            if digest in seen:
+                blocks[digest]["x"] = 1  # the same bytes twice: never skipped
+                continue
+            seen.add(digest)
+            blocks[digest] = f
+        chats = {k: [self.first.get(k, 0), c.name, c.group, c.participants, c.handles]
+                 for k, c in self.chats.items()}
+        return {"v": STATE_VERSION, "kind": STATE_KIND, "context": self.context,
+                "path": str(self.path.absolute()),
+                "learned": [self.learned, self.learned_at] if self.learned else None,
+                "blocks": blocks, "chats": chats, PORTABLE: True}
+
+    def _resumed(self, found: Scan, prev: dict[str, Any]) -> tuple[list[Record] | None, str]:
+        """The records a re-import gives the store, in order, or None (and why) when the file
+        is to be read whole: blocks whose bytes the last import parsed are skipped, unless
+        they hold an MMS whose place in the file (its attachments are found by it) or file
+        moved; the others are parsed. Then what a whole read would make differently is
+        checked: a repeated message (its occurrence number), a chat first named elsewhere."""
+        was: dict[str, Any] = prev.get("blocks") or {}
+        was_chats: dict[str, list[Any]] = prev.get("chats") or {}
+        by_index: dict[int, list[str]] = {}
+        for key, c in was_chats.items():
+            by_index.setdefault(c[0], []).append(key)
+        same_path = prev.get("path") == str(self.path.absolute())
+        digests = [b.digest for b in found.blocks]
+        twice = {d for d in digests if digests.count(d) > 1} if len(set(digests)) < len(digests) else set()
+        out: list[Record] = []
+        facts: dict[int, dict[str, Any]] = {}
+        skipped: list[int] = []  # new indexes of the blocks skipped
+        last = -1  # the last skipped block's index in the last import
+        parsed_keys: list[tuple[int, tuple]] = []
+        self.keys = []
+        try:
+            for i, data in blocks_of(self.path, found, list(range(len(found.blocks)))):
+                b = found.blocks[i]
+                f = was.get(b.digest)
+                if (f is not None and b.digest not in twice and not f.get("x") and f["i"] > last
+                        and (not f["c"][1] or (same_path and f.get("o") == self.counts["mms"]))):
+                    last = f["i"]
+                    skipped.append(i)
+                    self.old[i] = f["i"]
+                    for k, n in zip(COUNTS, f["c"]):
+                        self.counts[k] += n
+                    for key in by_index.get(f["i"], ()):
+                        if key not in self.chats:
+                            c = was_chats[key]
+                            chat = Chat(PLATFORM, key, c[1], group=c[2], participants=c[3], handles=c[4])
+                            self.chats[key] = chat
+                            self.first[key] = i
+                            out.extend(self._new(chat))
+                    facts[i] = {**f, "i": i}
+                    continue
+                offset = self.counts["mms"]
+                start = len(self.keys)
+                out.extend(self._block(i, elements(data, found.root)))
+                self.fact["o"] = offset
+                facts[i] = self.fact
+                parsed_keys.extend((i, k) for k in self.keys[start:])
+                if len(out) > RESUME_LIMIT:
+                    return None, "more than a few blocks changed: read whole"
+        except (ET.ParseError, OSError):
+            return None, "a changed block does not parse alone: read whole"
+        self.keys = None
+        # a block of the last import not found again, that held a repeated message
+        found_again = {found.blocks[i].digest for i in skipped}
+        if any(f.get("u") for d, f in was.items() if d not in found_again):
+            return None, "a block holding a repeated message changed: read whole and compared"
+        # a chat first named in a block that changed, and not named before the next skipped one
+        if not self._chats_placed(found, skipped, was_chats):
+            return None, "the first message of a chat changed: read whole and compared"
+        # a message repeated between a block read and one skipped
+        if self._repeats_skipped(found, skipped, facts, parsed_keys):
+            return None, "a new or changed message repeats one in a block not read: read whole"
+        self._mark_repeats({i: f for i, f in facts.items() if f.get("p")})
+        self.state = self._state(found, facts)
+        return out, ""
+
+    def _chats_placed(self, found: Scan, skipped: list[int], was_chats: dict[str, list[Any]]) -> bool:
+        """Whether every chat of the last import whose first block was not skipped is first
+        named, this time, in a block read before any skipped block that came after it then."""
+        kept = set(self.old.values())
+        for key, c in was_chats.items():
+            if c[0] in kept:
+                continue
+            limit = next((i for i in skipped if self.old[i] > c[0]), len(found.blocks))
+            if key not in self.first or self.first[key] >= limit:
+                return False
+        return True
+
+    def _repeats_skipped(self, found: Scan, skipped: list[int], facts: dict[int, dict[str, Any]],
+                         parsed_keys: list[tuple[int, tuple]]) -> bool:
+        """Whether a record read has the natural key of one in a skipped block (whose times
+        cover its time: those blocks are parsed to see)."""
+        spans = sorted((facts[i]["lo"], facts[i]["hi"], i) for i in skipped if facts[i].get("lo") is not None)
+        if not spans or not parsed_keys:
+            return False
+        los = [s[0] for s in spans]
+        reach: list[int] = []  # the latest `hi` among spans[: k + 1]
+        for s in spans:
+            reach.append(max(s[1], reach[-1]) if reach else s[1])
+        wanted: set[int] = set()
+        for _i, key in parsed_keys:
+            d = key[-1]
+            k = bisect.bisect_right(los, d) - 1
+            while k >= 0 and reach[k] >= d:
+                if spans[k][1] >= d:
+                    wanted.add(spans[k][2])
+                k -= 1
+        if not wanted:
+            return False
+        mine = {key for _i, key in parsed_keys}
+        dry = _Run(self.path, self.options)
+        dry.owner = self.owner
+        dry.keys = []
+        for _i, data in blocks_of(self.path, found, sorted(wanted)):
+            for _ in dry._block(_i, elements(data, found.root)):
+                pass
+        return any(k in mine for k in dry.keys)
 
     def _element(self, element: ET.Element) -> Iterator[Record]:
+        date = _int(element.get("date") or "")
+        if date is not None:
+            self.lo = date if self.lo is None or date < self.lo else self.lo
+            self.hi = date if self.hi is None or date > self.hi else self.hi
         raw = _serialized(element)
         if len(raw) > 20_000:  # base64 parts: keep the record readable
             raw = re.sub(r'data="[^"]{200,}"', lambda m: f'data="[{len(m.group(0)) - 7} base64 characters]"', raw)
@@ -257,6 +547,7 @@ class _Run:
             chat = Chat(PLATFORM, key, ", ".join(shown) if group else (shown[0] if shown else "Unknown"),
                         group=group, participants=shown, handles=[n for n, _ in others])
             self.chats[key] = chat
+            self.first[key] = self.block
         return chat
 
     def _new(self, chat: Chat) -> Iterator[Chat]:
@@ -267,6 +558,12 @@ class _Run:
 
     def _message_id(self, chat: Chat, date: str, sender: str, text: str) -> str:
         n = self.occurrences.next((chat.key, date, sender, text))
+        if n or self.keys is not None:
+            when = _int(date) or 0
+            if n:
+                self.dates.append(when)
+            if self.keys is not None:
+                self.keys.append((chat.key, date, sender, text, when))
         return message_id_from_content(PLATFORM, chat.key, date, sender, text, n)
 
     def _sms(self, e: ET.Element, raw: str) -> Iterator[Record]:
@@ -363,6 +660,8 @@ class _Run:
         duration = _int(_value(e, "duration"))
         direction = "outgoing" if kind == CALL_OUTGOING else ("missed" if kind in UNANSWERED_CALLS else "incoming")
         # answered on another device (7) is answered; blocked (6) and rejected (5) are missed
+        if self.keys is not None:
+            self.keys.append(("call", chat.key, _value(e, "date"), kind, _int(_value(e, "date")) or 0))
         yield Call(id=call_id(PLATFORM, chat.key, _value(e, "date"), kind), platform=PLATFORM, chat_id=chat.id,
                    started_at=from_ms(_value(e, "date")), direction=direction, media="voice",
                    duration=duration, answered=None if kind == CALL_OUTGOING else kind not in UNANSWERED_CALLS,
@@ -374,20 +673,36 @@ ATTRIBUTE_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;
 
 
 def _serialized(element: ET.Element) -> str:
-    """`ET.tostring(element, encoding="unicode")`, the same characters, written directly for an
-    element of attributes only (an <sms>, a <call>: most of a backup), where ElementTree's
-    general writer costs more than the rest of the parse."""
+    """`ET.tostring(element, encoding="unicode")` without the element's tail (the blank after
+    it: the parser gives it or not depending on where its reads of the file fall), the same
+    characters, written directly for an element of attributes only (an <sms>, a <call>: most
+    of a backup), where ElementTree's general writer costs more than the rest of the parse."""
     tag, attrib = element.tag, element.attrib
     if len(element) or element.text or "{" in tag or any("{" in k for k in attrib):
-        return ET.tostring(element, encoding="unicode")
+        tail, element.tail = element.tail, None
+        try:
+            return ET.tostring(element, encoding="unicode")
+        finally:
+            element.tail = tail
     out = [f"<{tag}"]
     for key, value in attrib.items():
         for char, escaped in ATTRIBUTE_ESCAPES:
             if char in value:
                 value = value.replace(char, escaped)
         out.append(f' {key}="{value}"')
-    out.append(f" />{element.tail or ''}")
+    out.append(" />")
     return "".join(out)
+
+
+def _sender_of_sent(mms: ET.Element) -> str | None:
+    """The "from" number of a sent MMS (what teaches the owner's number), or None."""
+    if _value(mms, "msg_box") != str(MMS_SENT):
+        return None
+    for a in mms.iter("addr"):
+        number = a.get("address") or ""
+        if _int(a.get("type") or "") == ADDR_FROM and number and number != NO_ADDRESS:
+            return number
+    return None
 
 
 def _decoded_size(data: str) -> int | None:

@@ -1,0 +1,231 @@
+"""An SMS Backup & Restore file cut into blocks of raw element bytes, found without parsing
+(issue 17): what lets a re-import parse only the blocks that are new or changed.
+
+The file is one XML document, `<smses>` (or `<calls>`) holding one element per message
+(`<sms .../>`, `<mms>...</mms>`, `<call .../>`). One read of its bytes:
+
+- takes the prologue (XML declaration, comments) and the root element's start tag, and finds the
+  root's end tag at the end of the file; a DOCTYPE, an encoding other than UTF-8 or a file that
+  does not end with the root's end tag is not cut (the caller reads it whole, as before);
+- cuts the bytes between them into blocks, before an element start whose `date` attribute's
+  digits 4-6 from the right are CUT_DIGITS (a cut that depends on the element only, so that a
+  message inserted in the middle changes one block, not every block after it; about one
+  element in a thousand), and at the first element start past MAX_BLOCK_BYTES;
+- digests each block's bytes.
+
+Nothing of this trusts the cut: every block is parsed on its own (wrapped in the root element)
+before its records count, and a block that does not parse alone (the cut fell inside a comment,
+say) is parsed together with the next. A block whose bytes a later import finds again was so
+parsed then, with the same prologue, so it is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHUNK = 1 << 20
+HEAD_BYTES = 1 << 16
+MAX_BLOCK_BYTES = 1 << 20
+PIECE = 1 << 16  # bytes given to the parser at a time
+BACK = 4096  # an element's `date` attribute is looked for this far into its start tag at most
+CUT_DIGITS = b"417"
+CUT_AT = re.compile(rb' date="\d{0,20}?' + CUT_DIGITS + rb'\d\d\d"')
+ELEMENT_START = re.compile(rb"<(?:sms|mms|call)[\s/>]")
+ROOT_START = re.compile(rb"<(smses|calls)(?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*'))*\s*>")
+ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']""")
+BOM = b"\xef\xbb\xbf"
+PROLOGUE = re.compile(rb"(?:\s|<\?(?:(?!\?>).)*\?>|<!--(?:(?!--).)*-->)*", re.S)
+
+
+@dataclass
+class Block:
+    start: int  # byte offset of its first byte
+    end: int  # byte offset after its last byte
+    line: int  # line number of its first byte (1-based)
+    column: int  # column of its first byte (0-based, as the XML parser counts)
+    digest: str = ""
+
+
+@dataclass
+class Scan:
+    root: str  # "smses" or "calls"
+    count: int | None  # the root's `count` attribute
+    context: str  # digest of what every block's parse depends on: the prologue's declarations
+    blocks: list[Block] = field(default_factory=list)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=10).hexdigest()
+
+
+def scan(path: Path) -> tuple[Scan | None, str]:
+    """The file's blocks, or None and why it is read whole instead."""
+    try:
+        with path.open("rb") as f:
+            return _scan(f, path)
+    except OSError as e:
+        return None, f"cannot read ({e})"
+
+
+def _scan(f, path: Path) -> tuple[Scan | None, str]:
+    head = f.read(HEAD_BYTES)
+    if head.startswith(BOM):
+        head = head[len(BOM):]
+        offset = len(BOM)
+    else:
+        offset = 0
+    m = ROOT_START.search(head)
+    if m is None:
+        return None, "no root element in its first 64 KB"
+    prologue = head[:m.start()]
+    if not PROLOGUE.fullmatch(prologue):
+        return None, "a DOCTYPE or markup before the root element"
+    enc = ENCODING.match(prologue)
+    if enc and enc.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+        return None, f"encoding {enc.group(1).decode('ascii', 'replace')}"
+    root = m.group(1).decode()
+    count_m = re.search(rb"""\scount\s*=\s*["'](\d{1,12})["']""", m.group(0))
+    body_start = offset + m.end()
+    size = f.seek(0, 2)
+    tail_at = max(body_start, size - HEAD_BYTES)
+    f.seek(tail_at)
+    tail = f.read()
+    end_tag = tail.rfind(b"</" + root.encode())
+    if end_tag < 0 or not re.fullmatch(rb"</" + root.encode() + rb"\s*>(?:\s|<!--(?:(?!--).)*-->|<\?(?:(?!\?>).)*\?>)*",
+                                       tail[end_tag:], re.S):
+        return None, "it does not end with the root element's end tag"
+    body_end = tail_at + end_tag
+    # the document without its body must be well-formed on its own (the prologue, the root)
+    try:
+        ET.fromstring(head[:m.end()] + tail[end_tag:])
+    except ET.ParseError as e:
+        return None, f"its prologue does not parse ({e})"
+    out = Scan(root, int(count_m.group(1)) if count_m else None, _digest(prologue.strip() + b"\x00" + root.encode()))
+    line = 1 + head[:m.end()].count(b"\n")
+    column = m.end() - (head.rfind(b"\n", 0, m.end()) + 1)
+    _cut(f, body_start, body_end, line, column, out.blocks)
+    return out, ""
+
+
+def _cut(f, body_start: int, body_end: int, line: int, column: int, blocks: list[Block]) -> None:
+    """Cut [body_start, body_end) into blocks (see the module's text), digesting each."""
+    f.seek(body_start)
+    block = Block(body_start, body_start, line, column)
+    h = hashlib.blake2b(digest_size=10)
+    carry = b""
+    carry_at = body_start  # file offset of carry[0]
+    read_to = body_start
+    fed = body_start  # bytes before this are digested into the open block
+    newline_at = body_start - column - 1  # file offset of the last newline before `fed`
+    lines = line
+
+    def feed(upto: int, buf: bytes, base: int) -> None:
+        nonlocal fed, lines, newline_at
+        a, b = fed - base, upto - base
+        h.update(memoryview(buf)[a:b])
+        n = buf.count(b"\n", a, b)
+        if n:
+            lines += n
+            newline_at = base + buf.rfind(b"\n", a, b)
+        fed = upto
+
+    def close(at: int, buf: bytes, base: int) -> None:
+        nonlocal block, h
+        feed(at, buf, base)
+        block.end, block.digest = at, h.hexdigest()
+        blocks.append(block)
+        block = Block(at, at, lines, at - newline_at - 1)
+        h = hashlib.blake2b(digest_size=10)
+
+    def cap(upto: int, buf: bytes, base: int) -> None:
+        """Cut a block past MAX_BLOCK_BYTES at its first element start there, before `upto`."""
+        while upto - block.start > MAX_BLOCK_BYTES:
+            at = ELEMENT_START.search(buf, max(block.start + MAX_BLOCK_BYTES, fed) - base, upto - base)
+            if at is None:
+                return
+            close(base + at.start(), buf, base)
+
+    while read_to < body_end:
+        chunk = f.read(min(CHUNK, body_end - read_to))
+        if not chunk:
+            break
+        read_to += len(chunk)
+        buf, base = carry + chunk, carry_at
+        final = read_to >= body_end
+        limit = len(buf) if final else max(0, len(buf) - 64)
+
+        for m in CUT_AT.finditer(buf, max(0, fed - base)):
+            q = m.start()
+            if q >= limit:
+                break
+            lt = buf.rfind(b"<", max(0, q - BACK), q)
+            if lt < 0 or not ELEMENT_START.match(buf, lt):
+                continue
+            cap(base + lt, buf, base)
+            if base + lt > block.start and base + lt >= fed:
+                close(base + lt, buf, base)
+        cap(base + limit, buf, base)
+        keep_from = max(fed - base, limit - BACK - 64, 0)
+        feed(base + keep_from, buf, base)
+        carry, carry_at = buf[keep_from:], base + keep_from
+    feed(body_end, carry, carry_at)
+    block.end, block.digest = body_end, h.hexdigest()
+    blocks.append(block)
+
+
+def read_block(path: Path, start: int, end: int) -> bytes:
+    with path.open("rb") as f:
+        f.seek(start)
+        return f.read(end - start)
+
+
+def elements(data: bytes, root: str) -> Iterator[ET.Element]:
+    """The top-level elements of a block's bytes, parsed alone (wrapped in the root element),
+    each as soon as it ends (cleared by the parser once the next one is asked for); raises
+    ET.ParseError with its position in `data` (line 1 is the block's first line; the column on
+    it counts from the block's first byte)."""
+    wrap = f"<{root}>".encode()
+    parser = ET.XMLPullParser(events=("start", "end"))
+    depth = 0
+    top: ET.Element | None = None
+    try:
+        parser.feed(wrap)
+        for i in range(0, len(data) + 1, PIECE):
+            if i < len(data):
+                parser.feed(data[i:i + PIECE])
+            else:
+                parser.feed(f"</{root}>".encode())
+                parser.close()
+            for event, element in parser.read_events():
+                if event == "start":
+                    depth += 1
+                    if top is None:
+                        top = element
+                    continue
+                depth -= 1
+                if depth == 1:
+                    yield element
+                    assert top is not None
+                    top.clear()  # what was read of the block does not stay in memory
+    except ET.ParseError as e:
+        line, column = e.position
+        e.position = (line, column - len(wrap) if line == 1 else column)
+        raise
+
+
+def blocks_of(path: Path, found: Scan, chosen: list[int]) -> Iterator[tuple[int, bytes]]:
+    """(index, bytes) of the blocks chosen, read again; a block whose bytes changed since the
+    scan is an error (the file was rewritten while being imported)."""
+    with path.open("rb") as f:
+        for i in chosen:
+            b = found.blocks[i]
+            f.seek(b.start)
+            data = f.read(b.end - b.start)
+            if _digest(data) != b.digest:
+                raise OSError("the file changed while it was being imported; import it again once it is complete")
+            yield i, data
