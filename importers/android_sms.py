@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -99,6 +100,7 @@ def _int(value: str) -> int | None:
         return None
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def phone_key(number: str) -> str:
     """A number as a chat key part: its last ten digits (so "+1 555…" and "555…" are one
     person, as the phone itself matches them); short codes, names and e-mail as written,
@@ -174,6 +176,7 @@ class _Run:
         self.learned_at: int | None = None  # the block that taught the owner's number
         self.block = 0  # the block being read
         self.first: dict[str, int] = {}  # chat key: the block it is first named in
+        self.chat_keys: dict[tuple[str, ...], str] = {}  # (numbers, names): the chat they make
         self.old: dict[int, int] = {}  # a skipped block's index in the last import
         self.fact: dict[str, Any] = {}
         self.before: list[int] = []  # the counts when the current block began
@@ -252,9 +255,9 @@ class _Run:
         elif prev is not None:
             resumed, reason = self._resumed(found, prev)
         if resumed is None:
+            owner, learned = (self.owner, self.learned, self.learned_at), self.context
             self.__init__(self.path, self.options)  # type: ignore[misc]  # what the attempt learned goes
-            self._owner_of(found, prev)
-            self.context = [found.context, sorted(self.owner)]
+            (self.owner, self.learned, self.learned_at), self.context = owner, learned
             if found.count:
                 yield Estimate(found.count)
             facts: dict[int, dict[str, Any]] = {}
@@ -534,6 +537,16 @@ class _Run:
                           None)
 
     def _chat(self, numbers: list[str], names: list[str]) -> Chat:
+        known = self.chat_keys.get((*numbers, "\x00", *names))
+        if known is not None:
+            return self.chats[known]
+        chat = self._new_chat(numbers, names)
+        if len(self.chat_keys) > 100_000:
+            self.chat_keys.clear()
+        self.chat_keys[(*numbers, "\x00", *names)] = chat.key
+        return chat
+
+    def _new_chat(self, numbers: list[str], names: list[str]) -> Chat:
         others = [(n, names[i] if i < len(names) else "") for i, n in enumerate(numbers)
                   if n and not self._is_owner(n)]
         if not others:  # a message to yourself
@@ -670,6 +683,7 @@ class _Run:
 
 ATTRIBUTE_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"),
                      ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
+SPECIAL = re.compile('[&<>"\r\n\t]')
 
 
 def _serialized(element: ET.Element) -> str:
@@ -678,12 +692,14 @@ def _serialized(element: ET.Element) -> str:
     characters, written directly for an element of attributes only (an <sms>, a <call>: most
     of a backup), where ElementTree's general writer costs more than the rest of the parse."""
     tag, attrib = element.tag, element.attrib
-    if len(element) or element.text or "{" in tag or any("{" in k for k in attrib):
+    if len(element) or element.text or "{" in tag or "{" in "".join(attrib):
         tail, element.tail = element.tail, None
         try:
             return ET.tostring(element, encoding="unicode")
         finally:
             element.tail = tail
+    if not SPECIAL.search("".join(attrib.values())):  # nothing to escape, as most often
+        return f"<{tag}" + "".join([f' {key}="{value}"' for key, value in attrib.items()]) + " />"
     out = [f"<{tag}"]
     for key, value in attrib.items():
         for char, escaped in ATTRIBUTE_ESCAPES:

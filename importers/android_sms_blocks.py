@@ -195,10 +195,11 @@ def elements(data: bytes, root: str) -> Iterator[ET.Element]:
     top: ET.Element | None = None
     try:
         parser.feed(wrap)
-        for i in range(0, len(data) + 1, PIECE):
+        pieces = [*range(0, len(data), PIECE), len(data)]
+        for i in pieces:
             if i < len(data):
                 parser.feed(data[i:i + PIECE])
-            else:
+            else:  # the end: the wrapper closed, every element must be
                 parser.feed(f"</{root}>".encode())
                 parser.close()
             for event, element in parser.read_events():
