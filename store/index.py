@@ -5,7 +5,9 @@ as finished terms; everything else is a column or one compact key per document:
 
 | field   | holds                                                   | format            |
 |---------|---------------------------------------------------------|-------------------|
-| `id`    | the message or call id (the only stored value)          | unique term       |
+| `id`    | the message or call id (stored)                         | unique term       |
+| `x`     | the text `t` was made of (stored: phrases are checked   | stored            |
+|         | on it without reading the database)                     |                   |
 | `t`     | text, call summaries/transcripts, attachment names:     | term frequencies  |
 |         | exact, stemmed (`~stem`), compound parts, CJK pairs     | (scored, BM25)    |
 | `p`     | (index v3 only: word pairs; no longer written or read)  |                   |
@@ -14,7 +16,8 @@ as finished terms; everything else is a column or one compact key per document:
 | `ts`    | UTC seconds                                             | column            |
 | `meta`  | platform, kind, group, attachment, deleted, packed      | column            |
 
-Snippets and everything shown come from the database. The index remembers the highest ingest
+Snippets and everything shown come from the database; the stored text only serves the phrase
+check. The index remembers the highest ingest
 `seq` it has applied (in its own small file, written after the Whoosh commit), the language it
 guessed per chat, and what it holds (platforms, time span), so `Store.open` can notice an index
 that is behind the database and catch up, and searches can drop filters that match everything.
@@ -42,7 +45,7 @@ from sqlalchemy.engine import Connection
 from whoosh import columns, formats
 from whoosh import index as windex
 from whoosh.analysis import IDTokenizer
-from whoosh.fields import COLUMN, ID, FieldType, Schema
+from whoosh.fields import COLUMN, ID, STORED, FieldType, Schema
 from whoosh.system import pack_uint
 
 from chatmem.errors import StoreError
@@ -59,7 +62,8 @@ STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
 # 4: the attachment types of a message in `meta` (has:image, has:video, ...)
-INDEX_VERSION = 4
+# 5: the text each document was indexed from, stored (`x`): phrases are checked on it
+INDEX_VERSION = 5
 BULK_THRESHOLD = 20_000  # from this many documents on, an update writes new segments
 SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
 INDEX_BATCH = 5000
@@ -109,6 +113,7 @@ class TermsField(FieldType):
 def make_schema() -> Schema:
     return Schema(
         id=ID(stored=True, unique=True),
+        x=STORED(),  # the text `t` was analysed from (the phrase check reads it, not the database)
         t=TermsField(scorable=True),
         p=TermsField(),
         c=TermsField(),
@@ -160,8 +165,8 @@ class IndexDoc:
 
     def fields(self, platform_codes: dict[str, int]) -> dict[str, Any]:
         """The document as Whoosh's `add_document` takes it."""
-        out: dict[str, Any] = {"id": self.id, "c": [self.chat_id], "ts": self.timestamp(),
-                               "meta": self.meta(platform_codes)}
+        out: dict[str, Any] = {"id": self.id, "x": self.text or "", "c": [self.chat_id],
+                               "ts": self.timestamp(), "meta": self.meta(platform_codes)}
         terms = doc_terms(self.text or "", self.lang)
         if terms:
             out["t"] = terms
@@ -352,7 +357,7 @@ class FullTextIndex:
                     if meta is None:
                         meta = metas[key] = doc.meta(platforms)
                     builder.add(doc.id, doc_terms(doc.text or "", doc.lang), doc.chat_id,
-                                doc.who_keys(), ts, meta)
+                                doc.who_keys(), ts, meta, doc.text or "")
                     n += 1
                     if builder.postings >= SEGMENT_POSTINGS:
                         segments.append(_write_segment(builder, writer))

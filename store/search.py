@@ -1362,11 +1362,17 @@ def _matching(searcher, query: Q.Query, docnums: list[int]) -> set[int]:
 
 
 def _doc_texts(store: Store, searcher, docnums: list[int]) -> tuple[list[str], dict[str, str]]:
-    """The ids of documents and the text the index read of each; files and calls are looked
-    up only for the documents whose columns say they are (or have) one."""
+    """The ids of documents and the text the index read of each: stored in the index (`x`,
+    index v5), so checking phrases reads no database row; from the database (files and calls
+    looked up only for the documents whose columns say they are or have one) for a document
+    stored without it."""
     import numpy as np
 
-    ids = doc_ids(searcher, docnums)
+    stored = _stored_fields(searcher, docnums)
+    ids = [f["id"] for f in stored]
+    texts = {f["id"]: f["x"] for f in stored if "x" in f}
+    if len(texts) == len(stored):
+        return ids, texts
     call = kind_code("call")
     others: list[str] = []
     docs = np.asarray(docnums, dtype=np.int64)
@@ -1385,13 +1391,18 @@ def _doc_texts(store: Store, searcher, docnums: list[int]) -> tuple[list[str], d
 
 
 def doc_ids(searcher, docnums: list[int]) -> list[str]:
-    """The message or call ids of documents (by document number), read from each segment's
-    stored column directly (Whoosh's searcher finds the segment and copies the dict for each)."""
+    """The message or call ids of documents (by document number)."""
+    return [f["id"] for f in _stored_fields(searcher, docnums)]
+
+
+def _stored_fields(searcher, docnums: list[int]) -> list[dict[str, Any]]:
+    """The stored fields of documents (by document number), read from each segment's stored
+    column directly (Whoosh's searcher finds the segment and copies the dict for each)."""
     import bisect
 
     subs = list(searcher.leaf_searchers())
     if len(docnums) < 20 or not all(hasattr(sub.reader(), "_perdoc") for sub, _ in subs):
-        return [searcher.stored_fields(d)["id"] for d in docnums]
+        return [searcher.stored_fields(d) for d in docnums]
     from whoosh.codec.whoosh3 import STORED_COLUMN
 
     offsets = [o for _, o in subs]
@@ -1399,7 +1410,7 @@ def doc_ids(searcher, docnums: list[int]) -> list[str]:
     out = []
     for d in docnums:
         i = bisect.bisect_right(offsets, d) - 1
-        out.append((columns[i][d - offsets[i]] or {})["id"])
+        out.append(columns[i][d - offsets[i]] or {})
     return out
 
 

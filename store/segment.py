@@ -7,7 +7,7 @@ one by one while the codec looks up the document's length per posting. Here the 
 document arrive already counted (`analysis.term_counts`), each is appended to its term's list of
 document numbers, and at the end every posting list is cut into Whoosh's blocks of 128 with a
 few calls per block. What Whoosh reads back is the same: the same fields, terms, block layout,
-term statistics, lengths, columns and stored `id` (searches cannot tell how a segment was
+term statistics, lengths, columns and stored `id` and `x` (searches cannot tell how a segment was
 written). Small updates still go through Whoosh's writer (`FullTextIndex.write`).
 """
 
@@ -121,6 +121,7 @@ class SegmentBuilder:
 
     def __init__(self) -> None:
         self.ids: list[str] = []
+        self.stored: list[bytes] = []  # each document's stored fields, pickled and framed
         self.ts = array("I")
         self.meta = array("I")
         self.lengths = bytearray()  # the `t` field's length per document, as Whoosh's byte
@@ -134,9 +135,11 @@ class SegmentBuilder:
         return len(self.ids)
 
     def add(self, doc_id: str, terms: dict[str, int], chat: str, who: list[str],
-            ts: int, meta: int) -> None:
+            ts: int, meta: int, text: str = "") -> None:
         d = len(self.ids)
         self.ids.append(doc_id)
+        # as Whoosh's writer stores them: the stored fields by name, in the schema's order
+        self.stored.append(_zlib_stored(dumps({"id": doc_id, "x": text}, 2)))
         self.ts.append(ts)
         self.meta.append(meta)
         post = self.t
@@ -178,8 +181,7 @@ class SegmentBuilder:
         n = len(self.ids)
         pdw = codec.per_document_writer(storage, seg)
         # the per-document columns, each written whole (Whoosh's writer adds value by value)
-        _put_var(pdw._get_column("_stored")._child,  # pickled, then deflated, values
-                 [_zlib_stored(dumps({"id": doc_id}, 2)) for doc_id in self.ids])
+        _put_var(pdw._get_column("_stored")._child, self.stored)  # pickled, then deflated, values
         for name, values in (("ts", self.ts), ("meta", self.meta)):
             pdw._create_column(name, schema[name].column_type)
             _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)

@@ -1,6 +1,6 @@
 """A bulk import writes its index segments straight from memory (store/segment.py) instead of
 through Whoosh's per-document writer. Searches must not be able to tell: the same documents
-written both ways give the same terms, postings, frequencies, lengths, columns, stored ids and
+written both ways give the same terms, postings, frequencies, lengths, columns, stored ids, texts and
 scores; big updates replace documents of the same id; a batch cut into several segments finds
 the same messages."""
 

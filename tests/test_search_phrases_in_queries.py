@@ -1,7 +1,8 @@
 """A quoted phrase where it sits in the query: in an OR branch it is one way to match, after a
 minus it excludes only the messages holding the phrase; a phrase is found where the words are
 neighbours as people read them (a file name "plan draft.pdf"), and in a poll's question and
-options, which the search reads as the message's words."""
+options, which the search reads as the message's words; and in what the index read of a call (a
+call with no summary is its direction and media, "incoming video call")."""
 
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ def _records() -> list[dict]:
     out.append(_msg(21, "", extra={"poll": {"question": "Where do we meet on saturday?",
                                             "options": [{"text": "harbour cafe", "votes": 2},
                                                         {"text": "old lighthouse", "votes": 1}]}}))
+    out.append({"type": "call", "platform": "whatsapp", "chat": CHAT, "timestamp": "2024-03-25T18:00:00+00:00",
+                "direction": "incoming", "media": "video", "peer": "Ada"})
+    out.append({"type": "call", "platform": "whatsapp", "chat": CHAT, "timestamp": "2024-03-26T18:00:00+00:00",
+                "direction": "outgoing", "media": "voice", "peer": "Bo",
+                "summary": "Bo booked the ferry tickets for saturday"})
     return out
 
 
@@ -89,3 +95,12 @@ def test_a_phrase_of_a_poll_question_or_option_is_found(store):
     assert find(store, '"old lighthouse"')["total"] == 1
     assert find(store, '"where do we meet"')["total"] == 1
     assert find(store, '"lighthouse old"')["total"] == 0
+
+
+def test_a_phrase_is_found_in_what_the_index_read_of_a_call(store):
+    r = find(store, '"incoming video call"')  # no summary: the call is its direction and media
+    assert r["total"] == 1 and r["results"][0]["kind"] == "call"
+    assert find(store, '"video incoming"')["total"] == 0
+    r = find(store, '"ferry tickets"')  # its summary
+    assert r["total"] == 1 and r["results"][0]["kind"] == "call"
+    assert find(store, '"tickets ferry"')["total"] == 0
