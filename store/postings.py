@@ -39,6 +39,7 @@ CACHE_POSTINGS = 8_000_000  # decoded postings kept (ids + weights: ~8 bytes eac
 CACHE_MIN = 2_000
 DENSE_SHARE = 16  # ids of a union at least 1/16 of the segment's documents: merged densely
 MAX_SEGMENTS = 64  # segments whose lengths (and BM25 norms) are kept  # only terms with at least this many postings are worth keeping
+DF_MEMO = 100_000  # document frequencies remembered per reader at most
 _LENGTH_TABLE = np.array([byte_to_length(i) for i in range(256)], dtype=np.float32)
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 _EMPTY_SCORES = np.zeros(0, dtype=np.float32)
@@ -131,12 +132,50 @@ def _length_byte(reader, docnum: int) -> int:
     return length_to_byte(reader.doc_field_length(docnum, FIELD, 0))
 
 
+_query = threading.local()  # this thread's running query: the small terms it decoded
+
+
+class query_memo:
+    """`with query_memo():` the postings of small terms (below CACHE_MIN, not kept in the
+    shared cache) are decoded once per query, not once per use: an any-word query reads each
+    word for all its words, then on its own, then at the matches."""
+
+    def __enter__(self) -> None:
+        self.outer = getattr(_query, "memo", None)
+        _query.memo = {} if self.outer is None else self.outer
+
+    def __exit__(self, *exc: object) -> None:
+        _query.memo = self.outer
+
+
+def doc_frequency(reader, fieldname: str, text: str) -> int:
+    """The number of documents of a (multi-segment) reader holding a term, remembered by the
+    reader (a searcher's reader never changes; a newer index gets a new searcher): a query
+    asks for the same terms again and again (each form of each word, per segment when scoring),
+    and each answer is a look-up in every segment's terms table."""
+    memo = reader.__dict__.get("_chatmem_df")
+    if memo is None:
+        memo = reader.__dict__["_chatmem_df"] = {}
+    key = (fieldname, text)
+    n = memo.get(key)
+    if n is None:
+        if len(memo) >= DF_MEMO:
+            memo.clear()
+        n = memo[key] = reader.doc_frequency(fieldname, text)
+    return n
+
+
 def term_postings(reader, text: str, cache: PostingCache | None,
                   fieldname: str = FIELD) -> tuple[np.ndarray, np.ndarray]:
     """(document numbers, term frequencies) of one term in one segment."""
     key = (reader.segment().segment_id(), fieldname, text)
     if cache is not None:
         hit = cache.get(key)
+        if hit is not None:
+            return hit
+    memo = getattr(_query, "memo", None)
+    if memo is not None:
+        hit = memo.get(key)
         if hit is not None:
             return hit
     try:
@@ -173,6 +212,8 @@ def term_postings(reader, text: str, cache: PostingCache | None,
         ids_a, w_a = np.array(ids_l, dtype=np.int64), np.array(w_l, dtype=np.float32)
     if cache is not None:
         cache.put(key, (ids_a, w_a))
+    if memo is not None and len(ids_a) < CACHE_MIN:
+        memo[key] = (ids_a, w_a)
     return ids_a, w_a
 
 
@@ -201,7 +242,7 @@ class Evaluator:
         """BM25 (Whoosh's formula) of a `t` term in the documents `ids` holding it `tf` times."""
         if not self.scored or not len(ids):
             return np.zeros(len(ids), dtype=np.float32)
-        df = self.searcher.doc_frequency(FIELD, q.text)
+        df = doc_frequency(self.searcher.reader(), FIELD, q.text)
         idf = np.log(self.n_all / (df + 1)) + 1
         s = idf * (tf * (self.K1 + 1)) / (tf + self.norm()[ids])
         return (s * q.boost).astype(np.float32)
@@ -241,11 +282,10 @@ class Evaluator:
         size = self.reader.doc_count_all()
         if isinstance(q, Q.Term) and q.fieldname == FIELD:
             tids, tf = term_postings(self.reader, q.text, self.cache)
-            hit = _member(ids, tids, size)
+            hit, pos = _locate(ids, tids, size)
             out = np.zeros(len(ids), dtype=np.float32)
-            if hit.any():
-                at = ids[hit]
-                out[hit] = self.term_scores(q, at, tf[_positions(tids, at, size)])
+            if len(pos):
+                out[hit] = self.term_scores(q, ids[hit], tf[pos])
             return out
         if isinstance(q, Q.Or):
             acc = np.zeros(len(ids), dtype=np.float64)  # as _union adds (float64, in order)
@@ -323,6 +363,23 @@ def _positions(ids: np.ndarray, sub: np.ndarray, size: int) -> np.ndarray:
         at[ids] = np.arange(len(ids))
         return at[sub]
     return np.searchsorted(ids, sub)
+
+
+def _locate(ids: np.ndarray, other: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the sorted `ids` are in the sorted `other`, and where those are in `other`
+    (`_member` and `_positions` in one pass)."""
+    if not len(other) or not len(ids):
+        return np.zeros(len(ids), dtype=bool), _EMPTY_IDS
+    if len(ids) * DENSE_SHARE >= size:
+        where = np.full(size, -1, dtype=np.int64)
+        where[other] = np.arange(len(other))
+        pos = where[ids]
+        hit = pos >= 0
+        return hit, pos[hit]
+    pos = np.searchsorted(other, ids)
+    pos[pos >= len(other)] = 0
+    hit = other[pos] == ids
+    return hit, pos[hit]
 
 
 def _member(ids: np.ndarray, other: np.ndarray, size: int = 0) -> np.ndarray:

@@ -71,7 +71,15 @@ from .index import (
     sender_key,
     with_poll,
 )
-from .postings import Evaluator, PostingCache, Unsupported, alive, column_array
+from .postings import (
+    Evaluator,
+    PostingCache,
+    Unsupported,
+    alive,
+    column_array,
+    doc_frequency,
+    query_memo,
+)
 
 if TYPE_CHECKING:
     from .store import Store
@@ -408,7 +416,7 @@ class _Plan:
         self.function: frozenset[str] = frozenset()  # the query's function words (any-word)
 
     def exists(self, term: str, fieldname: str = "t") -> bool:
-        return self.reader.doc_frequency(fieldname, term) > 0
+        return doc_frequency(self.reader, fieldname, term) > 0
 
     def word_terms(self, word: str, any_word: bool = False) -> list[Q.Query]:
         """Term queries for one word token: its exact terms and its stems in every language.
@@ -464,16 +472,16 @@ class _Plan:
         found: dict[str, int] = {}
         if key.isascii() and key.isalpha():
             for cand in _edits(key):
-                n = self.reader.doc_frequency("t", cand)
+                n = doc_frequency(self.reader, "t", cand)
                 if n:
                     found[cand] = n
         else:
             for t in self.reader.terms_within("t", key, 1, prefix=1):
-                found[t] = self.reader.doc_frequency("t", t)
+                found[t] = doc_frequency(self.reader, "t", t)
         if len(key) >= 8 and len(found) < MAX_FUZZY_TERMS:
             for t in self.reader.terms_within("t", key, 2, prefix=3):
                 if not t.startswith(STEM_MARK):
-                    found[t] = self.reader.doc_frequency("t", t)
+                    found[t] = doc_frequency(self.reader, "t", t)
         best = sorted(((n, t) for t, n in found.items() if not t.startswith(STEM_MARK)), reverse=True)
         return [t for _, t in best[:MAX_FUZZY_TERMS]]
 
@@ -598,7 +606,8 @@ def search(store: Store, parsed: ParsedQuery, flt: SearchFilter | None = None, *
     bound = search_seconds()
     _bound.deadline = time.monotonic() + bound if bound > 0 else None
     try:
-        return _search(store, parsed, flt, limit, offset, sort)
+        with query_memo():
+            return _search(store, parsed, flt, limit, offset, sort)
     except _Nothing:
         return Hits(ids=[], scores=[], total=0)
     finally:
@@ -1084,9 +1093,10 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
         return float(np.log(1 + (n_all - n + 0.5) / (n + 0.5))) if n else 0.0
 
     weights: list[float] = []
+    reader0 = searcher.reader()
     for i, u in enumerate(units):
         if i not in found:  # a function word scored at the matches: its messages by the index
-            found[i] = max((searcher.doc_frequency("t", t.text) for t in u.query.leaves()
+            found[i] = max((doc_frequency(reader0, "t", t.text) for t in u.query.leaves()
                             if isinstance(t, Q.Term)), default=0)
         weights.append(idf(found[i]) * (FUNCTION_SHARE if u.function else 1.0))
     best = {i: max((float(sc.max()) for ids, sc in per[i] if len(ids)), default=0.0) for i in per}

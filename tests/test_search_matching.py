@@ -226,3 +226,34 @@ def test_posting_arrays_find_what_whoosh_matchers_find(store, query, sort, any_w
         assert arrays[1] == matchers[1]  # the exact total
         assert [d for d, _ in arrays[0]] == [d for d, _ in matchers[0]]
         assert [round(s, 3) for _, s in arrays[0]] == [round(s, 3) for _, s in matchers[0]]
+
+
+def test_scores_and_totals_follow_the_messages_an_import_adds(tmp_path):
+    """What a search remembers of the index it read (how many messages hold each word) belongs
+    to that index: after an import adds messages holding a word, a search counts them and
+    scores the word as Whoosh's own matchers score it on the new index."""
+    import json
+
+    from chatmem.importers import find_sources
+    from chatmem.store import search as S
+
+    chat = {"type": "chat", "platform": "whatsapp", "chat": "Paddlers", "group": True,
+            "participants": ["Ida", "Leo"]}
+    first = [chat] + [_msg("Paddlers", "Ida" if i % 2 else "Leo", 1 + i, text) for i, text in enumerate([
+        "the kayak trip is on saturday", "bring the dry bags", "kayak rental opens at nine",
+        "lunch at the lake", "who has the car keys"])]
+    more = [_msg("Paddlers", "Ida", 10 + i, f"kayak number {i} is booked for the trip") for i in range(6)]
+    store = jsonl_store(tmp_path, first, "timezone: UTC\n")
+    seat = store.config.seat(None)
+    before = search_memory(store, seat, "kayak", mode="keyword")
+    path = tmp_path / "more.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [chat] + more), encoding="utf-8")
+    store.import_sources(find_sources(path, "jsonl"))
+    after = search_memory(store, seat, "kayak", mode="keyword", limit=20)
+    with store.index.reading() as searcher:
+        q = S._Plan(searcher.reader(), ["en"]).build(S.parse_query("kayak").root).normalize()
+        arrays = S._collect_arrays(store, searcher, q, None, 20, "relevance")
+        matchers = S._collect_matchers(store, searcher, q, None, 20, "relevance")
+    store.close()
+    assert before["total"] == 2 and after["total"] == 8
+    assert [round(sc, 4) for _, sc in arrays[0]] == [round(sc, 4) for _, sc in matchers[0]]
