@@ -251,21 +251,26 @@ class Evaluator:
         """The documents every subquery matches, their scores added. The terms' documents are
         intersected first and scored after, only where all hold (a phrase of common words
         scored half a million postings to keep a few thousand)."""
-        parts: list[tuple[np.ndarray, np.ndarray, Q.Term | None]] = []
-        for c in subqueries:
-            if isinstance(c, Q.Term) and c.fieldname == FIELD:
-                ids, tf = term_postings(self.reader, c.text, self.cache)
-                parts.append((ids, tf, c))
-            else:
-                ids, scores = self.run(c)
-                parts.append((ids, scores, None))
-        parts.sort(key=lambda p: len(p[0]))
         size = self.reader.doc_count_all()
-        ids = parts[0][0]
-        for other, _, _ in parts[1:]:
+        terms = {k: term_postings(self.reader, c.text, self.cache) for k, c in enumerate(subqueries)
+                 if isinstance(c, Q.Term) and c.fieldname == FIELD}
+        # the terms first (the shortest list first): when they have no document in common, the
+        # other parts (a word's forms, a compound) are never read
+        ids = None
+        for other in sorted((p[0] for p in terms.values()), key=len):
+            ids = other if ids is None else ids[_member(ids, other, size)]
             if not len(ids):
-                break
-            ids = ids[_member(ids, other, size)]
+                return _EMPTY_IDS, _EMPTY_SCORES
+        parts: list[tuple[np.ndarray, np.ndarray, Q.Term | None]] = []
+        for k, c in enumerate(subqueries):
+            parts.append((*terms[k], c) if k in terms else (*self.run(c), None))
+        for other in sorted((p[0] for p in parts if p[2] is None), key=len):
+            if ids is None:
+                ids = other
+            elif len(ids):
+                ids = ids[_member(ids, other, size)]
+        assert ids is not None
+        parts.sort(key=lambda p: len(p[0]))
         total: np.ndarray | None = None
         for pids, values, term in parts:  # added up in the order the lists were intersected
             at = _positions(pids, ids, size)

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from math import ceil
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from whoosh import query as Q
@@ -728,10 +729,6 @@ def _in_conversation(store: Store, weighted: list[tuple[set[str], float]], ranke
     placed right after it: in a chat the answer is the reply (when the query is a question
     itself). Neighbours holding content words of their own are ranked the same way. Returns
     the ranking and the replies added (messages that hold none of the words)."""
-    from sqlalchemy import bindparam, or_, select
-
-    from .models import Message
-
     if not weighted or not ranked:
         return ranked, frozenset()
     words = [forms for forms, _ in weighted]
@@ -741,23 +738,10 @@ def _in_conversation(store: Store, weighted: list[tuple[set[str], float]], ranke
     def held(found: set[int]) -> float:
         return sum(weight[i] for i in found)
 
-    mt = Message.__table__
     langs = store.index.languages()
     keys: dict[str, tuple[float, float]] = {}
     matched = {i for i, _ in ranked}
     replies: set[str] = set()
-    # the neighbours along the (chat, time, ordinal) index: the range on the time, the
-    # ordinal only to break ties (an OR in the range made SQLite walk the whole chat)
-    cols = (mt.c.id, mt.c.sent_at, mt.c.text, mt.c.sender)
-    chat: Any = bindparam("chat")
-    at: Any = bindparam("at")
-    ordinal: Any = bindparam("ordinal")
-    after = (select(*cols).where(mt.c.chat_id == chat, mt.c.sent_at >= at,
-                                 or_(mt.c.sent_at > at, mt.c.ordinal > ordinal))
-             .order_by(mt.c.sent_at, mt.c.ordinal).limit(CONTEXT_SPAN))
-    before = (select(*cols).where(mt.c.chat_id == chat, mt.c.sent_at <= at,
-                                  or_(mt.c.sent_at < at, mt.c.ordinal < ordinal))
-              .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN))
     seen: dict[tuple[str, str], set[int]] = {}
     # a text without the first letters of any form of any word holds none (C speed)
     starts = re.compile("|".join(sorted({re.escape(f[:3]) for forms in words for f in forms if f})))
@@ -768,42 +752,36 @@ def _in_conversation(store: Store, weighted: list[tuple[set[str], float]], ranke
             got = seen[(mid, lang)] = _covered(text, words, lang) if starts.search(fold(text)) else set()
         return got
 
-    with store.read() as conn:
-        rows = {r.id: r for r in conn.execute(
-            select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text)
-            .where(mt.c.id.in_(list(matched))))}
-        for mid, score in ranked:
-            r = rows.get(mid)
-            if r is None:
-                keys[mid] = max(keys.get(mid, (0.0, 0.0)), (0.0, score))
-                continue
-            args = {"chat": r.chat_id, "at": r.sent_at, "ordinal": r.ordinal}
-            nxt = conn.execute(after, args).all()
-            prev = conn.execute(before, args).all()
-            lang = langs.get(r.chat_id, "en")
-            own = covered(mid, f"{r.text or ''} {r.sender or ''}", lang)  # "what did Marco buy"
-            near = {x.id: (covered(x.id, x.text or "", lang), x) for x in [*prev, *nxt]}
-            around = own.union(*(c for c, _ in near.values()))
+    def put(i: str, key: tuple[float, float]) -> None:
+        keys[i] = max(keys.get(i, key), key)
 
-            def put(i: str, key: tuple[float, float]) -> None:
-                keys[i] = max(keys.get(i, key), key)
-
-            key = (held(own) + CONTEXT_SHARE * held(around - own), score)
-            put(mid, key)
-            # neighbours holding words of their own are ranked with the same context
-            for i, (has, x) in near.items():
-                if has:
-                    by = has | covered("sender:" + (x.sender or ""), x.sender or "", lang)
-                    put(i, (held(by) + CONTEXT_SHARE * held(around - by), score * NEIGHBOUR_SHARE))
-            if question and own and ("?" in (r.text or "") or held(own) >= REPLY_COVER * whole):
-                share = 1.0
-                for x in nxt[:REPLY_SPAN]:
-                    if (x.sent_at - r.sent_at).total_seconds() > REPLY_HOURS * 3600:
-                        break
-                    share *= REPLY_SHARE
-                    if not near[x.id][0]:
-                        replies.add(x.id)
-                    put(x.id, (key[0], score * share))
+    rows, neighbours = _neighbours(store, [mid for mid, _ in ranked])
+    for mid, score in ranked:
+        r = rows.get(mid)
+        if r is None:
+            keys[mid] = max(keys.get(mid, (0.0, 0.0)), (0.0, score))
+            continue
+        prev, nxt = neighbours[mid]
+        lang = langs.get(r.chat_id, "en")
+        own = covered(mid, f"{r.text or ''} {r.sender or ''}", lang)  # "what did Marco buy"
+        near = {x.id: (covered(x.id, x.text or "", lang), x) for x in [*prev, *nxt]}
+        around = own.union(*(c for c, _ in near.values()))
+        key = (held(own) + CONTEXT_SHARE * held(around - own), score)
+        put(mid, key)
+        # neighbours holding words of their own are ranked with the same context
+        for i, (has, x) in near.items():
+            if has:
+                by = has | covered("sender:" + (x.sender or ""), x.sender or "", lang)
+                put(i, (held(by) + CONTEXT_SHARE * held(around - by), score * NEIGHBOUR_SHARE))
+        if question and own and ("?" in (r.text or "") or held(own) >= REPLY_COVER * whole):
+            share = 1.0
+            for x in nxt[:REPLY_SPAN]:
+                if (x.sent_at - r.sent_at).total_seconds() > REPLY_HOURS * 3600:
+                    break
+                share *= REPLY_SHARE
+                if not near[x.id][0]:
+                    replies.add(x.id)
+                put(x.id, (key[0], score * share))
     order = sorted(keys.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))
     return [(i, k[1]) for i, k in order], frozenset(replies - matched)
 
@@ -814,6 +792,74 @@ def _covered(text: str, words: list[set[str]], lang: str) -> set[int]:
     small = stop_words(lang)
     terms = {t.lstrip(STEM_MARK) for t in doc_terms(text, lang) if t not in small}  # (a memo per token)
     return {i for i, forms in enumerate(words) if not forms.isdisjoint(terms)}
+
+
+_CONTEXT_QUERIES: dict[int, Any] = {}
+
+
+def _context_query(n: int) -> Any:
+    """The statement reading the CONTEXT_SPAN messages after and before each of `n` messages
+    in its chat (a row's `k`: 2 × the message's place, + 1 before it), along the (chat, time,
+    ordinal) index: the range on the time, the ordinal only to break ties (an OR in the range
+    made SQLite walk the whole chat). One statement for all (built once per `n`, so SQLAlchemy
+    compiles it once): a statement each cost more in SQLAlchemy than in SQLite."""
+    q = _CONTEXT_QUERIES.get(n)
+    if q is None:
+        from sqlalchemy import bindparam, literal, or_, select, union_all
+
+        from .models import Message
+
+        mt = Message.__table__
+        cols = (mt.c.id, mt.c.sent_at, mt.c.ordinal, mt.c.text, mt.c.sender)
+        parts = []
+        for k in range(n):
+            chat: Any = bindparam(f"c{k}", type_=mt.c.chat_id.type)
+            at: Any = bindparam(f"a{k}", type_=mt.c.sent_at.type)
+            ordinal: Any = bindparam(f"o{k}", type_=mt.c.ordinal.type)
+            after = (select(*cols, literal(2 * k).label("k"))
+                     .where(mt.c.chat_id == chat, mt.c.sent_at >= at,
+                            or_(mt.c.sent_at > at, mt.c.ordinal > ordinal))
+                     .order_by(mt.c.sent_at, mt.c.ordinal).limit(CONTEXT_SPAN))
+            before = (select(*cols, literal(2 * k + 1).label("k"))
+                      .where(mt.c.chat_id == chat, mt.c.sent_at <= at,
+                             or_(mt.c.sent_at < at, mt.c.ordinal < ordinal))
+                      .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc()).limit(CONTEXT_SPAN))
+            parts += [after.subquery().select(), before.subquery().select()]
+        q = _CONTEXT_QUERIES[n] = union_all(*parts)
+    return q
+
+
+_ROWS_QUERY: list[Any] = []
+
+
+def _neighbours(store: Store, ids: list[str]) -> tuple[dict[str, Any], dict[str, tuple[list, list]]]:
+    """The rows (id, chat_id, sent_at, ordinal, sender, text) of the messages `ids`, and for
+    each, the CONTEXT_SPAN messages before it in its chat (nearest first) and after it (in
+    order)."""
+    if not _ROWS_QUERY:
+        from sqlalchemy import bindparam, select
+
+        from .models import Message
+
+        mt = Message.__table__
+        _ROWS_QUERY.append(select(mt.c.id, mt.c.chat_id, mt.c.sent_at, mt.c.ordinal, mt.c.sender, mt.c.text)
+                           .where(mt.c.id.in_(bindparam("ids", expanding=True))))
+    with store.read() as conn:
+        rows = {r.id: r for r in conn.execute(_ROWS_QUERY[0], {"ids": list(ids)})}
+        found = [rows[i] for i in dict.fromkeys(ids) if i in rows]
+        around: dict[str, tuple[list, list]] = {r.id: ([], []) for r in found}
+        if found:
+            args: dict[str, Any] = {}
+            for k, r in enumerate(found):
+                args.update({f"c{k}": r.chat_id, f"a{k}": r.sent_at, f"o{k}": r.ordinal})
+            for x in conn.execute(_context_query(len(found)), args):
+                prev, nxt = around[found[x.k // 2].id]
+                (prev if x.k % 2 else nxt).append(x)
+    key = itemgetter(1, 2)  # (sent_at, ordinal)
+    for prev, nxt in around.values():
+        prev.sort(key=key, reverse=True)
+        nxt.sort(key=key)
+    return rows, around
 
 
 class _Nothing(Exception):
