@@ -254,27 +254,34 @@ class Evaluator:
         size = self.reader.doc_count_all()
         terms = {k: term_postings(self.reader, c.text, self.cache) for k, c in enumerate(subqueries)
                  if isinstance(c, Q.Term) and c.fieldname == FIELD}
-        # the terms first (the shortest list first): when they have no document in common, the
-        # other parts (a word's forms, a compound) are never read
-        ids = None
-        for other in sorted((p[0] for p in terms.values()), key=len):
-            ids = other if ids is None else ids[_member(ids, other, size)]
-            if not len(ids):
-                return _EMPTY_IDS, _EMPTY_SCORES
+        if len(terms) < len(subqueries):
+            # the terms first (the shortest list first): when they have no document in common,
+            # the other parts (a word's forms, a compound) are never read
+            ids = None
+            for other in sorted((p[0] for p in terms.values()), key=len):
+                ids = other if ids is None else ids[_member(ids, other, size)]
+                if not len(ids):
+                    return _EMPTY_IDS, _EMPTY_SCORES
         parts: list[tuple[np.ndarray, np.ndarray, Q.Term | None]] = []
         for k, c in enumerate(subqueries):
             parts.append((*terms[k], c) if k in terms else (*self.run(c), None))
-        for other in sorted((p[0] for p in parts if p[2] is None), key=len):
-            if ids is None:
-                ids = other
-            elif len(ids):
-                ids = ids[_member(ids, other, size)]
-        assert ids is not None
         parts.sort(key=lambda p: len(p[0]))
+        # the shortest list first; where the documents left are in each list is found with them
+        # (one pass over each list, not one to intersect and another to find the places)
+        ids = parts[0][0]
+        at = [np.arange(len(ids))]
+        for other, _, _ in parts[1:]:
+            if not len(ids):
+                at.append(_EMPTY_IDS)
+                continue
+            hit, pos = _locate(ids, other, size)
+            if not hit.all():
+                ids = ids[hit]
+                at = [a[hit] for a in at]
+            at.append(pos)
         total: np.ndarray | None = None
-        for pids, values, term in parts:  # added up in the order the lists were intersected
-            at = _positions(pids, ids, size)
-            v = values[at] if len(ids) else values[:0]
+        for (_, values, term), pos in zip(parts, at):  # added up in the order the lists were intersected
+            v = values[pos] if len(ids) else values[:0]
             s = self.term_scores(term, ids, v) if term is not None else v
             total = s if total is None else (total + s).astype(np.float32)
         assert total is not None
@@ -376,8 +383,8 @@ def _locate(ids: np.ndarray, other: np.ndarray, size: int) -> tuple[np.ndarray, 
     if not len(other) or not len(ids):
         return np.zeros(len(ids), dtype=bool), _EMPTY_IDS
     if len(ids) * DENSE_SHARE >= size:
-        where = np.full(size, -1, dtype=np.int64)
-        where[other] = np.arange(len(other))
+        where = np.full(size, -1, dtype=np.int32)  # (a segment holds fewer than 2**31 documents)
+        where[other] = np.arange(len(other), dtype=np.int32)
         pos = where[ids]
         hit = pos >= 0
         return hit, pos[hit]
