@@ -14,7 +14,7 @@ Each run is merged into results/importers-<size>.json with the commit and the lo
 before and after; `--table` renders every size's file as Markdown.
 
 Formats: whatsapp, chatdb, signal (Signal Desktop) from generate.py; signal-export (Signal's
-phone export), telegram, sms from sources.py.
+phone export), telegram, sms, meta (Messenger's download: one source per thread) from sources.py.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ import sources  # noqa: E402
 from ingest_only import conversation_reads, copy, fresh_work, touch  # noqa: E402
 from run import OUT, RESULTS, dir_bytes, log, machine, run_import  # noqa: E402
 
-FORMATS = ("whatsapp", "chatdb", "signal", "signal-export", "telegram", "sms")
+FORMATS = ("whatsapp", "chatdb", "signal", "signal-export", "telegram", "sms", "meta")
 NAMES = {"whatsapp": "WhatsApp .txt", "chatdb": "iMessage chat.db", "signal": "Signal Desktop db",
          "signal-export": "Signal phone export", "telegram": "Telegram result.json",
-         "sms": "SMS Backup & Restore"}
+         "sms": "SMS Backup & Restore", "meta": "Messenger download"}
 SHOWN_READS = ("get_conversation_context", "get_conversation_history", "get_context", "read_raw_data", "list_chats")
 
 
