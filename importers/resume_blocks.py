@@ -75,6 +75,25 @@ class OnlyChanged:
         self.passed = 0
         self.records = 0
         self.changed_blocks = 0
+        self.how = "the file was parsed whole"  # what the note says of the reading
+        self._prev_by_chat: dict[str, list[str]] | None = None
+
+    def carry(self, chat_id: str) -> int:
+        """A chat the reader did not decode (its bytes are those the last import read): its
+        blocks stay as the last import left them. How many there are."""
+        if self._prev_by_chat is None:
+            self._prev_by_chat = {}
+            for key in self.prev:
+                self._prev_by_chat.setdefault(key.rpartition("/")[0], []).append(key)
+        keys = self._prev_by_chat.get(chat_id, [])
+        for key in keys:
+            self.blocks[key] = self.prev[key]
+        return len(keys)
+
+    def resume(self, chat_id: str, blocks: int) -> None:
+        """The chat's next records are new ones after `blocks` carried blocks."""
+        chat = self.chats.setdefault(chat_id, _Chat())
+        chat.blocks = max(chat.blocks, blocks)
 
     def _key(self, chat_id: str, index: int) -> str:
         return f"{chat_id}/{index}"
@@ -152,15 +171,16 @@ class OnlyChanged:
                 yield from self._close(chat_id, chat.current)
         gone = sum(1 for k in self.prev if k not in self.blocks)
         state = state or SourceState()
-        state.state[RESUME_STATE] = {"v": STATE_VERSION, "kind": self.kind, "blocks": self.blocks,
-                                     PORTABLE: True}
+        inner = state.state.get(RESUME_STATE)  # what the reader itself keeps (Telegram's chats)
+        state.state[RESUME_STATE] = {**(inner if isinstance(inner, dict) else {}), "v": STATE_VERSION,
+                                     "kind": self.kind, "blocks": self.blocks, PORTABLE: True}
         if self.resumed:
             state.notes.append(
                 f"re-import: {self.passed:,} of {self.records:,} message(s) and call(s) given to "
                 f"the store: the new ones and the blocks of up to {BLOCK_SIZE} that changed "
                 f"({self.changed_blocks:,} of {len(self.blocks):,}"
                 + (f"; {gone} block(s) of the last import are no longer in the file" if gone else "")
-                + "); the file was parsed whole")
+                + f"); {self.how}")
         yield state
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -235,7 +236,9 @@ def test_a_cut_off_export_is_one_clear_error_and_nothing_is_stored(cli, tmp_path
     path.write_text(text[: len(text) * 2 // 3], encoding="utf-8")
     out = cli("import", path, "--platform", "telegram", expect=None)
     assert out.exit_code != 0 and "Traceback" not in out.output
-    assert str(path) in out.output and "near byte" in out.output
+    assert str(path) in out.output
+    line = int(re.search(r"line ([\d,]+), column [\d,]+ \(byte [\d,]+\)", out.output)[1].replace(",", ""))
+    assert line == text[: len(text) * 2 // 3].count("\n") + 1  # where the file breaks off
     assert cli.json("chats")["chats"] == []
 
 

@@ -8,14 +8,22 @@ Forum groups keep a message id -> topic map for as long as the chat lasts.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import zlib
+from array import array
+from base64 import b64decode, b64encode
+from bisect import bisect_left
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from chatmem.records import (
     OWNER,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
@@ -33,9 +41,20 @@ from chatmem.records import (
 )
 
 from ..estimate import count_matches
-from ..resume_blocks import only_changed
+from ..resume_blocks import OnlyChanged
+from .scan import (
+    Block,
+    ChatEnd,
+    ChatHead,
+    ChatMessage,
+    From,
+    NotAChat,
+    Skip,
+    Span,
+    parts,
+    span_digest,
+)
 from .service import plain_text, service_text
-from .stream import Block, ChatEnd, ChatHead, ChatMessage, NotAChat, parts
 
 PLATFORM = "telegram"
 CHAT_TYPES = ("personal_chat", "bot_chat", "saved_messages", "replies", "private_group",
@@ -72,21 +91,29 @@ def _ref(value: Any) -> int | str | None:
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
+CHATS_VERSION = 1  # of the per-chat byte state below
+
+
 def read_export(path: Path, options: ImportOptions) -> Iterator[Record]:
-    """The records of an export; a re-import gives the store only the blocks of messages that
-    changed since the last import of the same file (see importers/resume_blocks.py)."""
-    return only_changed(_Run(path, options).records(), options.state, "telegram")
+    """The records of an export. A re-import decodes only the chats whose bytes changed since
+    the last import (a chat that only grew: its new messages), and of those gives the store only
+    the blocks of messages that changed (see importers/resume_blocks.py)."""
+    only = OnlyChanged(options.state, "telegram")
+    return only.feed(_Run(path, options, only).records())
 
 
 class _Ids:
     """The message ids of one chat read so far, in a bitmap (an 8-millionth of the memory of a
-    set per id: a chat's ids are a dense run of numbers); ids past MAX_BITMAP_ID in a set."""
+    set per id: a chat's ids are a dense run of numbers); ids past MAX_BITMAP_ID in a set. The
+    ids of the part of a chat the last import read (a chat that grew) are a sorted array."""
 
     MAX_BITMAP_ID = 1 << 27  # 16 MB of bitmap at most
 
-    def __init__(self) -> None:
+    def __init__(self, earlier: array | None = None) -> None:
         self.bits = bytearray()
         self.others: set[Any] = set()
+        self.order = array("q")  # every int id, in the order read
+        self.earlier = earlier if earlier is not None else array("q")
 
     def add(self, native: Any) -> None:
         if isinstance(native, int) and 0 <= native < self.MAX_BITMAP_ID:
@@ -94,14 +121,30 @@ class _Ids:
             if byte >= len(self.bits):
                 self.bits.extend(bytes(max(byte + 1 - len(self.bits), len(self.bits))))
             self.bits[byte] |= 1 << (native & 7)
+            self.order.append(native)
         else:
             self.others.add(native)
 
     def __contains__(self, native: Any) -> bool:
         if isinstance(native, int) and 0 <= native < self.MAX_BITMAP_ID:
             byte = native >> 3
-            return byte < len(self.bits) and bool(self.bits[byte] & (1 << (native & 7)))
+            if byte < len(self.bits) and self.bits[byte] & (1 << (native & 7)):
+                return True
+            at = bisect_left(self.earlier, native)
+            return at < len(self.earlier) and self.earlier[at] == native
         return native in self.others
+
+    def packed(self) -> str:
+        """Every id (the earlier ones too), sorted, as deltas compressed: for the next import."""
+        every = sorted(set(self.order).union(self.earlier))
+        deltas = array("q", (b - a for a, b in zip([0, *every], every)))
+        return b64encode(zlib.compress(deltas.tobytes(), 6)).decode("ascii")
+
+
+def unpack_ids(text: str) -> array:
+    deltas = array("q")
+    deltas.frombytes(zlib.decompress(b64decode(text)))
+    return array("q", accumulate(deltas))
 
 
 class _ChatState:
@@ -118,12 +161,15 @@ class _ChatState:
         self.ids = _Ids()
         self.topics: dict[Any, str] = {}  # topic_created message id -> title (forum groups)
         self.topic_of: dict[Any, str] = {}  # message id -> its topic (forum groups only)
+        self.key = ""  # the chat in the resume state ("chats:<id>")
+        self.missing_at = self.lookups_at = 0  # the run's counts when the chat began
+        self.settled = True  # the owner was known before the chat's end
 
 
 class _Run:
     PENDING_LIMIT = 1000  # messages held at most while a personal chat's owner is unknown
 
-    def __init__(self, path: Path, options: ImportOptions) -> None:
+    def __init__(self, path: Path, options: ImportOptions, only: OnlyChanged | None = None) -> None:
         self.path, self.options = path, options
         self.folder = path.parent
         self.where = str(path)
@@ -132,14 +178,26 @@ class _Run:
         self.owner_names = {n.casefold() for n in options.owner_names}
         self.phones: dict[str, str] = {}  # from_id → phone, from the account's contact list
         self.missing_files = 0
+        self.lookups = 0  # files of the export looked up (their presence is part of a record)
         self.chats = 0
         self.account = False
+        self.only = only
+        resume = options.state.get(RESUME_STATE)
+        earlier = resume.get("chats") if (only is not None and only.resumed and isinstance(resume, dict)
+                                          and resume.get("tg") == CHATS_VERSION) else None
+        self.earlier: dict[str, Any] = earlier if isinstance(earlier, dict) else {}
+        self.earlier_files: dict[str, Any] = (resume.get("files") or {}) if self.earlier else {}  # type: ignore[union-attr]
+        self.kept: dict[str, Any] = {}  # the per-chat state for the next import
+        self.seen: set[str] = set()
+        self._context: str | None = None
+        self._files_same: bool | None = None
+        self.skipped = self.grown = self.decoded = 0
 
     # ---------------------------------------------------------------- the pass
 
     def records(self) -> Iterator[Record]:
-        # messages and service messages, counted by their "type" in one fast read of the file
-        yield Estimate(count_matches([self.path], rb'"type":\s*"(?:message|service)"'))
+        if not self.earlier:  # messages and service messages, counted by their "type" in one fast read
+            yield Estimate(count_matches([self.path], rb'"type":\s*"(?:message|service)"'))
         state: _ChatState | None = None
         for part in parts(self.path):
             if isinstance(part, Block):
@@ -148,7 +206,9 @@ class _Run:
                 self.chats += 1
                 state = self._head(part.label, part.head)
                 if state is not None:
-                    yield state.record
+                    self._plan(state, part)
+                    if not isinstance(part.plan, Skip):
+                        yield state.record
             elif isinstance(part, ChatMessage):
                 if state is None:  # the chat had no id: its messages are kept raw
                     yield Problem(self.where, part.row, "a message of a chat without an id",
@@ -156,8 +216,11 @@ class _Run:
                 else:
                     yield from self._take(state, part.row, part.value)
             elif isinstance(part, ChatEnd):
-                if state is not None:
+                if part.skipped:
+                    pass
+                elif state is not None:
                     yield from self._end(state)
+                    self._keep(state, part.span)
                 else:
                     yield Problem(f"{self.where} {part.label}".rstrip(), None,
                                   "a chat without an id or a message list",
@@ -171,11 +234,105 @@ class _Run:
         if self.missing_files:
             self.notes.append(f"{self.missing_files} media file(s) not included in the export "
                               "(Telegram's export settings left them out)")
-        yield SourceState(notes=[f"Telegram Desktop export: {self.chats} chat(s)", *self.notes])
+        kept: dict[str, Any] = {"tg": CHATS_VERSION, "chats": self.kept}
+        if any(c.get("f") for c in self.kept.values()):
+            kept["files"] = {"folder": str(self.folder.absolute()), "listing": self._listing()}
+        if self.earlier and self.only is not None:
+            self.only.how = (f"of {self.chats:,} chat(s), {self.skipped:,} unchanged were not decoded, "
+                             f"{self.grown:,} that only grew had their new messages decoded, "
+                             f"{self.decoded:,} were decoded whole")
+        yield SourceState(state={RESUME_STATE: kept},
+                          notes=[f"Telegram Desktop export: {self.chats} chat(s)", *self.notes])
+
+    # ---------------------------------------------------------------- re-imports
+
+    def context(self) -> str:
+        """What a chat's records depend on besides its bytes: the owner, the contacts' phones,
+        the options (its files' presence is checked apart)."""
+        if self._context is None:
+            said = json.dumps([sorted(self.owner_ids), sorted(self.owner_names), sorted(self.phones.items()),
+                               str(self.options.timezone)], ensure_ascii=False)
+            self._context = hashlib.blake2b(said.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        return self._context
+
+    def _listing(self) -> str:
+        """The export folder's files (names, sizes, links) but result.json: what decides whether
+        a file a message names is found."""
+        h = hashlib.blake2b(digest_size=16)
+        here = self.path.absolute()
+        for top, dirs, files in os.walk(self.folder, followlinks=False):
+            dirs.sort()
+            for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(top, d))]):
+                full = os.path.join(top, name)
+                if full == str(here):
+                    continue
+                try:
+                    st = os.lstat(full)
+                    link = os.readlink(full) if os.path.islink(full) else ""
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(full, self.folder)}\0{st.st_size}\0{link}\n".encode("utf-8", "surrogateescape"))
+        return h.hexdigest()
+
+    def _files_unchanged(self) -> bool:
+        if self._files_same is None:
+            files = self.earlier_files
+            self._files_same = (isinstance(files, dict) and files.get("folder") == str(self.folder.absolute())
+                                and files.get("listing") == self._listing())
+        return self._files_same
+
+    def _plan(self, state: _ChatState, part: ChatHead) -> None:
+        """Whether the chat's bytes are those the last import read (skip it), or start with them
+        (decode its new messages only), from the digests the last import kept."""
+        key = state.key
+        was = self.earlier.get(key)
+        first_time = key not in self.seen
+        self.seen.add(key)
+        if not isinstance(was, dict) or not first_time or was.get("c") != self.context() or (
+                was.get("f") and not self._files_unchanged()):
+            self.decoded += 1
+            return
+        data, start = part.data, part.start
+        size = len(data)
+        if start + was["L"] <= size and span_digest(data, start, start + was["L"]) == was["d"]:
+            part.plan = Skip(was["L"])
+            self.skipped += 1
+            self.missing_files += was.get("miss", 0)
+            self.kept[key] = was
+            assert self.only is not None
+            self.only.carry(state.record.id)
+            return
+        if (was.get("ok") and was.get("n") and start + was["P"] <= size
+                and span_digest(data, start, start + was["P"]) == was["p"]):
+            part.plan = From(was["P"], was["n"])
+            self.grown += 1
+            state.owners = set(was.get("own") or [])
+            state.decided = True
+            state.senders = {i: n for i, n in was.get("snd") or []}
+            state.ids = _Ids(unpack_ids(was["ids"]))
+            self.missing_files += was.get("miss", 0)
+            self.lookups += was.get("f", 0)
+            assert self.only is not None
+            self.only.resume(state.record.id, self.only.carry(state.record.id))
+            return
+        self.decoded += 1
+
+    def _keep(self, state: _ChatState, span: Span | None) -> None:
+        """What the next import compares this chat with."""
+        if span is None or not state.key:
+            return
+        ids = state.ids
+        self.kept[state.key] = {
+            "c": self.context(), "L": span.end - span.start, "d": span.digest,
+            "P": span.last - span.start, "p": span.prefix_digest, "n": span.rows,
+            "ok": state.settled and not state.topics and not state.topic_of and not ids.others,
+            "own": sorted(state.owners), "snd": list(state.senders.items()), "ids": ids.packed(),
+            "miss": self.missing_files - state.missing_at, "f": self.lookups - state.lookups_at}
 
     def _block(self, key: str, value: Any) -> Iterator[Record]:
         """A top-level block of an account export: who the owner is, their contacts."""
         self.account = True
+        self._context = None
         if key == "personal_information" and isinstance(value, dict):
             if _int(value.get("user_id")):
                 self.owner_ids.add(f"user{value['user_id']}")
@@ -210,6 +367,8 @@ class _Run:
                       participants=[] if group or kind == "saved_messages" else [name],
                       handles=[self.phones[peer]] if not group and peer in self.phones else [])
         state = _ChatState(record, kind, native, f"{self.where} {label}".rstrip())
+        state.key = f"{label.partition('[')[0]}:{native}"
+        state.missing_at, state.lookups_at = self.missing_files, self.lookups
         state.owners = set(self.owner_ids)
         # the owner is known now unless this is a personal chat exported alone without owner names
         state.decided = kind != "personal_chat" or bool(self.owner_ids)
@@ -287,6 +446,7 @@ class _Run:
 
     def _end(self, state: _ChatState) -> Iterator[Record]:
         """The chat's last message is read: the held ones go, and its people are complete."""
+        state.settled = state.decided
         yield from self._flush(state)
         record = state.record
         others = [n for i, n in state.senders.items() if i not in state.owners]
@@ -390,6 +550,7 @@ class _Run:
             if _skipped(relative):
                 self.missing_files += 1
             return None, False
+        self.lookups += 1
         path, _size, present = export_file(self.folder, relative)
         return path, present
 
