@@ -25,8 +25,10 @@ for a flat end-to-end encrypted thread.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mimetypes
+import os
 import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -35,9 +37,19 @@ from typing import Any
 
 from chatmem.errors import FormatError
 from chatmem.importers.estimate import head_text
-from chatmem.importers.resume_blocks import only_changed
+from chatmem.importers.meta_resume import (
+    MAX_STRETCHES,
+    STATE_KEY,
+    Run,
+    decode_new,
+    kept_state,
+    load_file,
+    only_new,
+)
+from chatmem.importers.resume_blocks import OnlyChanged
 from chatmem.records import (
     OWNER,
+    RESUME_STATE,
     Attachment,
     Call,
     Chat,
@@ -118,8 +130,9 @@ class MetaImporter:
         return False
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
-        """A re-import gives the store only the blocks of messages that changed since the last
-        import of the same thread (see importers/resume_blocks.py); the files are parsed whole."""
+        """A re-import of a thread that only has new messages decodes only those (see
+        importers/meta_resume.py); otherwise the files are read whole and the store is given only
+        the blocks of messages that changed (importers/resume_blocks.py)."""
         path = Path(path)
         if path.is_file() and not MESSAGE_FILE.fullmatch(path.name):
             # a flat end-to-end encrypted thread: the file is the thread, its media beside it
@@ -130,7 +143,8 @@ class MetaImporter:
             if not files:
                 raise FormatError(f"{path}: no message_1.json here (a Messenger or Instagram thread folder)")
             thread = _Thread(folder, files, options)
-        return only_changed(thread.records(), options.state, "meta")
+        only = OnlyChanged(options.state, "meta")
+        return only.feed(thread.records(only))
 
 
 def _looks_like_thread(path: Path) -> bool:
@@ -155,20 +169,83 @@ class _Thread:
         self.occurrences = Occurrences()
         self.roots = roots or _download_roots(folder)
 
-    def records(self) -> Iterator[Record]:
+    def records(self, only: OnlyChanged | None = None) -> Iterator[Record]:
+        resume = self.options.state.get(RESUME_STATE)
+        kept = resume.get(STATE_KEY) if only is not None and only.resumed and isinstance(resume, dict) else None
+        if isinstance(kept, dict) and only is not None:
+            grown = self._grown(kept, only)
+            if grown is not None:
+                yield from grown
+                return
         parsed: list[tuple[Path, dict]] = []
+        layouts = []
         for f in self.files:
-            try:
-                data = json.loads(f.read_text(encoding="utf-8"))
-            except UnicodeDecodeError as e:
-                raise FormatError(f"{f}: not UTF-8 text at byte {e.start}") from e
-            except json.JSONDecodeError as e:
-                raise FormatError(f"{f}: not complete JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+            data, layout = load_file(f)
             if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
                 raise FormatError(f"{f}: not a Messenger/Instagram thread (no messages list)")
             # both layouts: repair leaves text that is already right alone
             parsed.append((f, fix(data)))
-        first = parsed[0][1]
+            layouts.append(layout)
+        chat, notes = self._chat(parsed[0][1])
+        yield chat
+        # oldest first, whatever order the files keep (Meta's newest first, message_1 the newest)
+        rows = [(f, i, m) for f, data in parsed for i, m in enumerate(data["messages"])][::-1]
+        yield from self._rows(rows, chat)
+        newest = max((_sort_time(m) for _, _, m in rows), default=None)
+        state = kept_state(self.files, layouts, newest if newest != float("-inf") else None, self.context())
+        if state is not None:
+            state["count"] = len(rows)
+        yield SourceState(state={RESUME_STATE: {STATE_KEY: state}},
+                          notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {len(rows)} message(s) "
+                                 f"in {len(self.files)} file(s)", *notes])
+
+    def context(self) -> str:
+        """What the records depend on besides the files' bytes: the owner, where the thread is,
+        and what the folders its messages' files would be found in hold."""
+        said = json.dumps([self.key, [str(r) for r in self.roots],
+                           sorted(self.options.owner_names), _listing(self.folder)], ensure_ascii=False)
+        return hashlib.blake2b(said.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def _grown(self, kept: dict[str, Any], only: OnlyChanged) -> Iterator[Record] | None:
+        """The records of a thread whose files hold the last import's messages and new ones
+        before them: the new ones only (None: read it whole)."""
+        new = only_new(self.files, kept, self.context())
+        decoded = decode_new(new) if new is not None else None
+        if new is None or decoded is None:
+            return None
+        rows = [(self.files[k], i, fix(m)) for k, messages in decoded for i, m in enumerate(messages)]
+        if not rows or not all(isinstance(m, dict) and _sort_time(m) > kept["newest"] for _, _, m in rows):
+            return None  # not all newer than what was read: numbering repeats needs the whole thread
+        with self.files[0].open("rb") as f:
+            head = f.read(kept["before"])
+            f.seek(-kept["after"], 2)
+            tail = f.read()
+        try:
+            first = fix(json.loads(head + tail))
+        except (ValueError, RecursionError):
+            return None
+        return self._grown_records(kept, only, new, rows, first)
+
+    def _grown_records(self, kept: dict[str, Any], only: OnlyChanged, new: Any, rows: list,
+                       first: dict[str, Any]) -> Iterator[Record]:
+        chat, notes = self._chat(first)
+        yield chat
+        only.resume(chat.id, only.carry(chat.id))
+        only.how = (f"{len(rows):,} new message(s) decoded; the {kept.get('count', 0):,} read before are the "
+                    "same bytes in the newer files")
+        yield from self._rows(rows[::-1], chat)
+        state = dict(kept, newest=max(kept["newest"], *(_sort_time(m) for _, _, m in rows)),
+                     count=kept.get("count", 0) + len(rows))
+        if len(kept["stretches"]) < MAX_STRETCHES:
+            state["stretches"] = [*kept["stretches"], list(new.added)]
+        else:
+            run = Run(self.files, new.layouts, kept["sep"].encode("utf-8"))
+            state["stretches"] = [[run.length, run.digest(0, run.length)]]
+        yield SourceState(state={RESUME_STATE: {STATE_KEY: state}},
+                          notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {state['count']} "
+                                 f"message(s) in {len(self.files)} file(s)", *notes])
+
+    def _chat(self, first: dict[str, Any]) -> tuple[Chat, list[str]]:
         notes: list[str] = []
         listed = first.get("participants")
         names: list[str] = [n for n in (p.get("name") if isinstance(p, dict) else p
@@ -186,14 +263,13 @@ class _Thread:
                              "title); set owner.names in the config to be sure")
         title = title or ", ".join(others) or self.folder.name
         group = len(others) > 1 or first.get("thread_type") == "RegularGroup"
-        chat = Chat(self.platform, self.key, title, group=group, participants=others)
-        yield chat
-        count = 0
-        # oldest first, whatever order the files keep (Meta's newest first, message_1 the newest)
-        rows = [(f, i, m) for f, data in parsed for i, m in enumerate(data["messages"])][::-1]
+        return Chat(self.platform, self.key, title, group=group, participants=others), notes
+
+    def _rows(self, rows: list[tuple[Path, int, Any]], chat: Chat) -> Iterator[Record]:
+        """The messages oldest first (`rows`: the files' messages, the last file's last first;
+        equal times keep that order)."""
         rows.sort(key=lambda row: _sort_time(row[2]))
         for f, i, m in rows:
-            count += 1
             if not isinstance(m, dict):
                 yield Problem(str(f), i + 1, "not a message object", json.dumps(m)[:2000], chat.id)
                 continue
@@ -202,8 +278,6 @@ class _Thread:
             except (KeyError, TypeError, ValueError, OverflowError) as e:
                 yield Problem(str(f), i + 1, f"unexpected message ({e})",
                               json.dumps(m, ensure_ascii=False), chat.id)
-        yield SourceState(notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {count} message(s) "
-                                 f"in {len(self.files)} file(s)", *notes])
 
     def _message(self, m: dict[str, Any], chat: Chat, f: Path, i: int) -> Message | Call:
         e2ee = "senderName" in m
@@ -280,6 +354,24 @@ class _Thread:
             if found[0] is not None:
                 return found
         return None, None, False
+
+
+def _listing(folder: Path) -> list[Any]:
+    """The thread folder's files but its message files (names, sizes, links): what its messages'
+    photos and files are found among."""
+    out = []
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        dirs.sort()
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(top, d))]):
+            full = os.path.join(top, name)
+            if top == str(folder) and MESSAGE_FILE.fullmatch(name):
+                continue
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            out.append([os.path.relpath(full, folder), st.st_size, os.readlink(full) if os.path.islink(full) else ""])
+    return out
 
 
 def _download_roots(folder: Path) -> list[Path]:
