@@ -25,7 +25,6 @@ for a flat end-to-end encrypted thread.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mimetypes
 import os
@@ -37,6 +36,7 @@ from typing import Any
 
 from chatmem.errors import FormatError
 from chatmem.importers.estimate import head_text
+from chatmem.importers.json_scan import new_digest
 from chatmem.importers.meta_resume import (
     MAX_STRETCHES,
     STATE_KEY,
@@ -204,7 +204,7 @@ class _Thread:
         and what the folders its messages' files would be found in hold."""
         said = json.dumps([self.key, [str(r) for r in self.roots],
                            sorted(self.options.owner_names), _listing(self.folder)], ensure_ascii=False)
-        return hashlib.blake2b(said.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return new_digest(said.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _grown(self, kept: dict[str, Any], only: OnlyChanged) -> Iterator[Record] | None:
         """The records of a thread whose files hold the last import's messages and new ones

@@ -22,13 +22,12 @@ whole, as before, and the store compares.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .json_scan import Broken, Bytes, Cursor, reading, shown
+from .json_scan import Broken, Bytes, Cursor, new_digest, reading, shown
 
 STATE_KEY = "meta"
 STATE_VERSION = 1
@@ -82,7 +81,7 @@ def _load(data: Bytes) -> tuple[Any, Layout]:
                 raise Broken(c.pos(c.i - 1), f"expected ',' or '}}', found {shown(nxt)}")
     _end(c)
     if layout.count:
-        h = hashlib.blake2b(digest_size=16)
+        h = new_digest()
         data.hash_into(h, 0, layout.start)
         h.update(b"\0")
         data.hash_into(h, layout.end, layout.size)
@@ -159,7 +158,7 @@ class Run:
         return out
 
     def digest(self, a: int, b: int) -> str:
-        h = hashlib.blake2b(digest_size=16)
+        h = new_digest()
         opened: dict[int, Any] = {}
         try:
             for span in self.stretch(a, b):
@@ -243,7 +242,7 @@ def only_new(files: list[Path], kept: dict[str, Any], context: str) -> New | Non
                 size = len(data)
                 if size < before + after or size - after <= before:
                     return None
-                h = hashlib.blake2b(digest_size=16)
+                h = new_digest()
                 data.hash_into(h, 0, before)
                 h.update(b"\0")
                 data.hash_into(h, size - after, size)
@@ -263,7 +262,7 @@ def only_new(files: list[Path], kept: dict[str, Any], context: str) -> New | Non
         if run.digest(at - n, at) != digest:
             return None
         at -= n
-        if run.digest(at - len(sep), at) != hashlib.blake2b(sep, digest_size=16).hexdigest():
+        if run.digest(at - len(sep), at) != new_digest(sep).hexdigest():
             return None
         at -= len(sep)
     assert at == fresh

@@ -8,7 +8,6 @@ Forum groups keep a message id -> topic map for as long as the chat lasts.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import zlib
@@ -41,6 +40,7 @@ from chatmem.records import (
 )
 
 from ..estimate import count_matches
+from ..json_scan import new_digest
 from ..resume_blocks import OnlyChanged
 from .scan import (
     Block,
@@ -91,7 +91,7 @@ def _ref(value: Any) -> int | str | None:
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
-CHATS_VERSION = 1  # of the per-chat byte state below
+CHATS_VERSION = 2  # of the per-chat byte state below
 
 
 def read_export(path: Path, options: ImportOptions) -> Iterator[Record]:
@@ -134,17 +134,36 @@ class _Ids:
             return at < len(self.earlier) and self.earlier[at] == native
         return native in self.others
 
-    def packed(self) -> str:
-        """Every id (the earlier ones too), sorted, as deltas compressed: for the next import."""
-        every = sorted(set(self.order).union(self.earlier))
-        deltas = array("q", (b - a for a, b in zip([0, *every], every)))
-        return b64encode(zlib.compress(deltas.tobytes(), 6)).decode("ascii")
+    def packed(self, earlier: list[str]) -> list[str]:
+        """The ids for the next import: `earlier` (the packed chunks of the ids read before)
+        and a chunk of the ids read now; one chunk of every id when they are not all past the
+        earlier ones or past MAX_CHUNKS."""
+        order = self.order
+        ascending = all(a < b for a, b in zip(order, order[1:]))
+        if (earlier and len(earlier) < MAX_CHUNKS and ascending
+                and (not len(order) or not len(self.earlier) or order[0] > self.earlier[-1])):
+            return [*earlier, _pack(order)] if len(order) else list(earlier)
+        return [_pack(sorted(set(order).union(self.earlier)))]
 
 
-def unpack_ids(text: str) -> array:
-    deltas = array("q")
-    deltas.frombytes(zlib.decompress(b64decode(text)))
-    return array("q", accumulate(deltas))
+MAX_CHUNKS = 16
+
+
+def _pack(ids: Any) -> str:
+    """Sorted ids as deltas (the first from 0), compressed."""
+    deltas = array("q", ids)
+    if len(deltas) > 1:
+        deltas[1:] = array("q", (b - a for a, b in zip(ids, ids[1:])))
+    return b64encode(zlib.compress(deltas.tobytes(), 6)).decode("ascii")
+
+
+def unpack_ids(chunks: list[str]) -> array:
+    out = array("q")
+    for text in chunks:
+        deltas = array("q")
+        deltas.frombytes(zlib.decompress(b64decode(text)))
+        out.extend(accumulate(deltas))
+    return out
 
 
 class _ChatState:
@@ -164,6 +183,7 @@ class _ChatState:
         self.key = ""  # the chat in the resume state ("chats:<id>")
         self.missing_at = self.lookups_at = 0  # the run's counts when the chat began
         self.settled = True  # the owner was known before the chat's end
+        self.ids_before: list[str] = []  # the packed ids of the part the last import read
 
 
 class _Run:
@@ -252,13 +272,13 @@ class _Run:
         if self._context is None:
             said = json.dumps([sorted(self.owner_ids), sorted(self.owner_names), sorted(self.phones.items()),
                                str(self.options.timezone)], ensure_ascii=False)
-            self._context = hashlib.blake2b(said.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+            self._context = new_digest(said.encode("utf-8", "surrogatepass")).hexdigest()
         return self._context
 
     def _listing(self) -> str:
         """The export folder's files (names, sizes, links) but result.json: what decides whether
         a file a message names is found."""
-        h = hashlib.blake2b(digest_size=16)
+        h = new_digest()
         here = self.path.absolute()
         for top, dirs, files in os.walk(self.folder, followlinks=False):
             dirs.sort()
@@ -310,6 +330,7 @@ class _Run:
             state.decided = True
             state.senders = {i: n for i, n in was.get("snd") or []}
             state.ids = _Ids(unpack_ids(was["ids"]))
+            state.ids_before = was["ids"]
             self.missing_files += was.get("miss", 0)
             self.lookups += was.get("f", 0)
             assert self.only is not None
@@ -326,7 +347,7 @@ class _Run:
             "c": self.context(), "L": span.end - span.start, "d": span.digest,
             "P": span.last - span.start, "p": span.prefix_digest, "n": span.rows,
             "ok": state.settled and not state.topics and not state.topic_of and not ids.others,
-            "own": sorted(state.owners), "snd": list(state.senders.items()), "ids": ids.packed(),
+            "own": sorted(state.owners), "snd": list(state.senders.items()), "ids": ids.packed(state.ids_before),
             "miss": self.missing_files - state.missing_at, "f": self.lookups - state.lookups_at}
 
     def _block(self, key: str, value: Any) -> Iterator[Record]:

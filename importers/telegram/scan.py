@@ -26,7 +26,6 @@ file, the line, the column and the byte where the reading stopped.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any
 
 from chatmem.errors import FormatError
 
-from ..json_scan import Broken, Bytes, Cursor, reading, shown, span_digest
+from ..json_scan import Broken, Bytes, Cursor, new_digest, reading, shown, span_digest
 
 CHAT_LISTS = ("chats", "left_chats")  # account export: {"about": ..., "list": [chat, ...]}
 
@@ -237,7 +236,7 @@ class _Walk:
             c.take("}", "'}'")
         end = c.pos()
         span = Span(start, end, last, row)
-        h = hashlib.blake2b(digest_size=16)
+        h = new_digest()
         self.data.hash_into(h, start, last)
         span.prefix_digest = h.hexdigest()
         self.data.hash_into(h, last, end)
