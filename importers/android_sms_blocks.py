@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 CHUNK = 1 << 20
 HEAD_BYTES = 1 << 16
@@ -190,7 +191,7 @@ def elements(data: bytes, root: str) -> Iterator[ET.Element]:
     ET.ParseError with its position in `data` (line 1 is the block's first line; the column on
     it counts from the block's first byte)."""
     wrap = f"<{root}>".encode()
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     depth = 0
     top: ET.Element | None = None
     try:
@@ -202,7 +203,8 @@ def elements(data: bytes, root: str) -> Iterator[ET.Element]:
             else:  # the end: the wrapper closed, every element must be
                 parser.feed(f"</{root}>".encode())
                 parser.close()
-            for event, element in parser.read_events():
+            for item in parser.read_events():
+                event, element = cast("tuple[str, ET.Element]", item)  # "start"/"end": elements
                 if event == "start":
                     depth += 1
                     if top is None:
