@@ -7,7 +7,7 @@ SQLAlchemy URL (PostgreSQL is tested) works the same way.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -112,7 +112,6 @@ def init_schema(engine: Engine) -> None:
                 )
             elif int(row[0]) < SCHEMA_VERSION:
                 migrate(conn, int(row[0]))
-            keep_month_counts(conn)  # a store from before them counts its messages once
     except (SQLAlchemyError, DBAPIError) as e:
         raise StoreError(f"cannot open the database: {e.__class__.__name__}: {e.orig if hasattr(e, 'orig') else e}") from e
 
@@ -128,17 +127,23 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
 
 def migrate(conn, from_version: int) -> None:
     """Bring an older store up to SCHEMA_VERSION, one step at a time."""
-    steps: dict[int, list[str]] = {
+    steps: dict[int, list[str | Callable[[Connection], None]]] = {
         # 1 -> 2: where each attachment's bytes are, and what the source says about it
         1: ["ALTER TABLE attachments ADD COLUMN present BOOLEAN",
             "ALTER TABLE attachments ADD COLUMN key TEXT",
             "ALTER TABLE attachments ADD COLUMN text TEXT",
             "ALTER TABLE attachments ADD COLUMN copied TEXT"],
+        # 2 -> 3: the messages per chat and month are kept by the write paths, not by triggers
+        # (which doubled an import's inserts): the triggers go, every chat's months are counted
+        2: [keep_month_counts],
     }
     version = from_version
     while version < SCHEMA_VERSION:
-        for stmt in steps.get(version, []):
-            conn.execute(text(stmt))
+        for step in steps.get(version, []):
+            if isinstance(step, str):
+                conn.execute(text(step))
+            else:
+                step(conn)
         version += 1
     conn.execute(Meta.__table__.update().where(Meta.key == "schema_version").values(value=str(version)))
 

@@ -17,6 +17,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
 from . import models as m
+from .windows import recount_months
 
 FORGOTTEN_KEY = "forgotten_chats"
 
@@ -52,7 +53,8 @@ def remember_again(conn: Connection, chat_ids: Iterable[str]) -> None:
 
 def _delete_messages(conn: Connection, where, out: Forgotten) -> None:
     mt = m.Message.__table__
-    ids = list(conn.execute(select(mt.c.id).where(where)).scalars())
+    rows = conn.execute(select(mt.c.id, mt.c.chat_id).where(where)).all()
+    ids = [r.id for r in rows]
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         for table, column in ((m.MessageVersion, "message_id"), (m.Reaction, "message_id"),
@@ -61,6 +63,7 @@ def _delete_messages(conn: Connection, where, out: Forgotten) -> None:
             t = table.__table__
             conn.execute(delete(t).where(t.c[column].in_(chunk)))
         conn.execute(delete(mt).where(mt.c.id.in_(chunk)))
+    recount_months(conn, {r.chat_id for r in rows})  # what is left of each chat, per month
     out.messages += len(ids)
     out.record_ids += ids
 

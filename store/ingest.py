@@ -27,6 +27,7 @@ from . import models as m
 from .db import next_seq
 from .people import AGENT, APP_SENDERS, People
 from .reconcile import Reconciler, fold_text, merge_attachments
+from .windows import MonthCounts
 
 BATCH = 2000
 SQL_CHUNK = 500  # ids per IN (...) list
@@ -194,6 +195,7 @@ class Ingest:
         self.reactions: list[rec.Reaction] = []
         self.touched_chats: set[str] = set()
         self.inserted: Counter[str] = Counter()  # messages inserted per chat
+        self.months = MonthCounts()  # this batch's messages per chat and month, written with it
         # chat id → [first, last] time of the messages this import inserted in it
         self.span: dict[str, list[datetime]] = {}
         self.recount: set[str] = set()  # chats whose stored messages changed: first/last asked again
@@ -383,7 +385,7 @@ class Ingest:
                 self.reconcile.alias(msg_id, found.id)
                 old, target = {"id": found.id, "digest": found.digest, "text": found.text,
                                "deleted": found.deleted, "run_id": found.run_id,
-                               "chat_id": msg.chat_id}, found.id
+                               "chat_id": msg.chat_id, "sent_at": found.sent_at}, found.id
             if old is None:
                 self.ordinal += 1
                 row = self._message_row(msg, digest)
@@ -400,10 +402,11 @@ class Ingest:
                 attachments.extend(self._attachment_rows(msg_id, msg.attachments))
                 cr.new += 1
                 self.inserted[msg.chat_id] += 1
+                self.months.add(msg.chat_id, when)
                 if self.fresh:
                     self.written.add(msg_id)
                 existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
-                                    "deleted": msg.deleted, "chat_id": msg.chat_id}
+                                    "deleted": msg.deleted, "chat_id": msg.chat_id, "sent_at": when}
             elif old["digest"] == digest:
                 cr.unchanged += 1
             elif self.reconcile.other_origin(old.get("run_id")):
@@ -415,7 +418,7 @@ class Ingest:
                     self.recount.add(msg.chat_id)
                     cr.updated += 1
             else:
-                self._update_message(target, old, msg, digest)
+                when = self._update_message(target, old, msg, digest)
                 self.recount.add(msg.chat_id)
                 moved_from = old.get("chat_id")
                 if moved_from and moved_from != msg.chat_id:  # the source moved it to another chat
@@ -423,7 +426,8 @@ class Ingest:
                     self.inserted[msg.chat_id] += 1
                     self.touched_chats.add(moved_from)
                     self.recount.add(moved_from)
-                existing[target] = {**old, "digest": digest, "chat_id": msg.chat_id}
+                self.months.move((moved_from or msg.chat_id, old["sent_at"]), (msg.chat_id, when))
+                existing[target] = {**old, "digest": digest, "chat_id": msg.chat_id, "sent_at": when}
                 cr.updated += 1
             for r in msg.reactions:
                 self.reactions.append(rec.Reaction(
@@ -435,6 +439,7 @@ class Ingest:
             self._insert(vt, versions)
         if attachments:
             self._insert(at, attachments)
+        self.months.write(self.conn)
         self.count += len(batch)
         self.on_progress(self.count, self.expected)
         if len(self.reactions) >= BATCH:
@@ -485,8 +490,8 @@ class Ingest:
         id_list = list(ids)
         for i in range(0, len(id_list), SQL_CHUNK):
             rows = self.conn.execute(
-                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id)
-                .where(mt.c.id.in_(id_list[i:i + SQL_CHUNK])))
+                select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id,
+                       mt.c.sent_at).where(mt.c.id.in_(id_list[i:i + SQL_CHUNK])))
             for row in rows:
                 out[row.id] = dict(row._mapping)
         return out
@@ -497,7 +502,7 @@ class Ingest:
         mt = m.Message.__table__
         when = to_utc_naive(msg.sent_at)
         rows = self.conn.execute(
-            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id)
+            select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.chat_id, mt.c.run_id, mt.c.sent_at)
             .where(and_(mt.c.chat_id == msg.chat_id, mt.c.sent_at == when,
                         mt.c.sender == msg.sender, mt.c.run_id != self.run_id,
                         mt.c.kind == msg.kind if not msg.deleted else mt.c.id.isnot(None)))
@@ -540,8 +545,9 @@ class Ingest:
                  "path": a.path, "guid": a.guid, "present": a.present, "key": a.key,
                  "text": a.text} for i, a in enumerate(atts)]
 
-    def _update_message(self, target: str, old: dict, msg: rec.Message, digest: str) -> None:
-        """Apply a changed record; text an earlier import had is never lost."""
+    def _update_message(self, target: str, old: dict, msg: rec.Message, digest: str) -> datetime:
+        """Apply a changed record; text an earlier import had is never lost. Its time as
+        stored (UTC) now."""
         mt, vt = m.Message.__table__, m.MessageVersion.__table__
         known = [(r.text, r.timestamp) for r in self.conn.execute(
             select(vt.c.text, vt.c.timestamp).where(vt.c.message_id == target).order_by(vt.c.position))]
@@ -577,6 +583,8 @@ class Ingest:
         if atts:
             self._replace_attachments(target, atts)
         self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
+        sent: datetime = values["sent_at"]
+        return sent
 
     def _replace_attachments(self, target: str, atts: list[rec.Attachment]) -> None:
         at = m.Attachment.__table__

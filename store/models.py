@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class Base(DeclarativeBase):
@@ -109,8 +109,8 @@ class Message(Base):
 
 
 class MessageMonth(Base):
-    """How many messages a chat has per month of `sent_at` (UTC, "YYYY-MM"), kept by triggers
-    on `messages` (SQLite; store/windows.py), so that a position deep in a chat is counted from
+    """How many messages a chat has per month of `sent_at` (UTC, "YYYY-MM"), kept by every
+    path that adds, moves or removes messages (store/windows.py), so that a position deep in a chat is counted from
     a hundred rows and a month of the index instead of along the whole chat."""
 
     __tablename__ = "message_months"

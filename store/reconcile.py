@@ -77,6 +77,7 @@ class Stored:
     text: str
     deleted: bool
     run_id: int | None = None
+    sent_at: datetime | None = None  # as stored (UTC)
 
 
 class Reconciler:
@@ -215,7 +216,7 @@ class Reconciler:
                 pick = next((r for r in found if _same_sender(msg, r, person_of)), None)
                 if pick is not None:
                     found.remove(pick)
-                    out[msg.id] = Stored(pick.id, pick.digest, pick.text, pick.deleted, pick.run_id)
+                    out[msg.id] = Stored(pick.id, pick.digest, pick.text, pick.deleted, pick.run_id, pick.sent_at)
         return out
 
     def alias(self, alias: str, target: str) -> None:

@@ -7,21 +7,24 @@ chat of 100 messages or of a million. Counting a chat's calls stays a live count
 few, and they have an index of their own.
 
 A position deep in a chat (a window `before` a message, a history `offset`, the messages
-`since` a time) is counted from `message_months`: how many messages each chat has per month,
-kept by triggers on `messages` so that every write path (imports, re-imports that move or
-delete messages, agent turns, forget) keeps it true without knowing of it. Such a count is
-the sum of the whole months on one side (about a hundred rows for ten years) plus a count
-along the index inside one month. SQLite only: on PostgreSQL the counts go along the index.
+`since` a time) is counted from `message_months`: how many messages each chat has per month.
+Every path that adds, moves or removes messages keeps it: the ingest adds each batch's counts
+with one upsert per chat-month (`MonthCounts`) and moves a message whose chat or month changed,
+an agent turn adds one, forget counts the chats it took messages from again
+(`recount_months`). Such a count is the sum of the whole months on one side (about a hundred
+rows for ten years) plus a count along the index inside one month; the same on SQLite and
+PostgreSQL.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
-from weakref import WeakKeyDictionary
 
-from sqlalchemy import and_, func, or_, select, text, tuple_
-from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy import and_, func, or_, select, text, true, tuple_
+from sqlalchemy.engine import Connection, Row
 
 from . import models as m
 
@@ -29,53 +32,71 @@ _MESSAGES = m.Message.__table__
 _CALLS = m.Call.__table__
 _MONTHS = m.MessageMonth.__table__
 
-# SQLite stores a DateTime as "YYYY-MM-DD HH:MM:SS.ffffff": its first seven characters are the month
-_MONTH_TRIGGERS = (
-    """CREATE TRIGGER IF NOT EXISTS message_months_insert AFTER INSERT ON messages BEGIN
-         INSERT INTO message_months (chat_id, month, n) VALUES (new.chat_id, substr(new.sent_at, 1, 7), 1)
-         ON CONFLICT (chat_id, month) DO UPDATE SET n = n + 1;
-       END""",
-    """CREATE TRIGGER IF NOT EXISTS message_months_delete AFTER DELETE ON messages BEGIN
-         UPDATE message_months SET n = n - 1 WHERE chat_id = old.chat_id AND month = substr(old.sent_at, 1, 7);
-       END""",
-    """CREATE TRIGGER IF NOT EXISTS message_months_update AFTER UPDATE OF chat_id, sent_at ON messages
-       WHEN old.chat_id IS NOT new.chat_id OR substr(old.sent_at, 1, 7) IS NOT substr(new.sent_at, 1, 7) BEGIN
-         UPDATE message_months SET n = n - 1 WHERE chat_id = old.chat_id AND month = substr(old.sent_at, 1, 7);
-         INSERT INTO message_months (chat_id, month, n) VALUES (new.chat_id, substr(new.sent_at, 1, 7), 1)
-         ON CONFLICT (chat_id, month) DO UPDATE SET n = n + 1;
-       END""",
-)
+_UPSERT = text("INSERT INTO message_months (chat_id, month, n) VALUES (:chat_id, :month, :n) "
+               "ON CONFLICT (chat_id, month) DO UPDATE SET n = message_months.n + excluded.n")
+# the triggers that kept the counts before the ingest did (schema 2): dropped when a store is upgraded
+OLD_TRIGGERS = ("message_months_insert", "message_months_delete", "message_months_update")
 
 
-_KEPT: WeakKeyDictionary[Engine, bool] = WeakKeyDictionary()
+class MonthCounts:
+    """Messages added (+1) and taken away (-1) per chat and month, written as one upsert per
+    chat-month (`write`): the ingest writes a batch's counts with the batch."""
+
+    def __init__(self) -> None:
+        self.delta: Counter[tuple[str, str]] = Counter()
+
+    def add(self, chat_id: str, when: datetime, n: int = 1) -> None:
+        self.delta[(chat_id, _month(when))] += n
+
+    def move(self, old: tuple[str, datetime], new: tuple[str, datetime]) -> None:
+        """A stored message changed chat or time: counted where it is now, not where it was."""
+        if old[0] != new[0] or _month(old[1]) != _month(new[1]):
+            self.add(*old, n=-1)
+            self.add(*new)
+
+    def write(self, conn: Connection) -> None:
+        rows = [{"chat_id": c, "month": mo, "n": n} for (c, mo), n in self.delta.items() if n]
+        self.delta.clear()
+        if rows:
+            conn.execute(_UPSERT, rows)
 
 
-def months_kept(conn: Connection) -> bool:
-    """Whether this database keeps `message_months` (its triggers exist): a SQLite store opened
-    for writing by this version or later. Asked once per engine."""
-    kept = _KEPT.get(conn.engine)
-    if kept is None:
-        kept = _KEPT[conn.engine] = conn.dialect.name == "sqlite" and conn.execute(text(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'message_months_%'"
-        )).scalar_one() == len(_MONTH_TRIGGERS)
-    return kept
+def recount_months(conn: Connection, chat_ids: Iterable[str] | None = None) -> None:
+    """Count the messages per month again, of the chats named (of every chat without):
+    after a delete (forget), and once when a store is upgraded to kept counts."""
+    if chat_ids is not None:
+        chat_ids = sorted(set(chat_ids))
+        if not chat_ids:
+            return
+    chunks: list[list[str] | None] = ([chat_ids[i:i + 500] for i in range(0, len(chat_ids), 500)]
+                                      if chat_ids is not None else [None])
+    dialect = conn.dialect.name
+    for chunk in chunks:
+        mine = _MONTHS.c.chat_id.in_(chunk) if chunk is not None else true()
+        conn.execute(_MONTHS.delete().where(mine))
+        where = _MESSAGES.c.chat_id.in_(chunk) if chunk is not None else true()
+        if dialect in ("sqlite", "postgresql"):
+            # SQLite keeps a DateTime as "YYYY-MM-DD HH:MM:SS.ffffff": its first seven characters
+            month = (func.substr(_MESSAGES.c.sent_at, 1, 7) if dialect == "sqlite"
+                     else func.to_char(_MESSAGES.c.sent_at, "YYYY-MM"))
+            conn.execute(_MONTHS.insert().from_select(
+                ["chat_id", "month", "n"],
+                select(_MESSAGES.c.chat_id, month, func.count()).where(where)
+                .group_by(_MESSAGES.c.chat_id, month)))
+        else:  # another database: the months counted here
+            counts = MonthCounts()
+            for chat_id, when in conn.execute(select(_MESSAGES.c.chat_id, _MESSAGES.c.sent_at).where(where)):
+                counts.add(chat_id, when)
+            counts.write(conn)
 
 
 def keep_month_counts(conn: Connection) -> None:
-    """Create the triggers that keep `message_months` (SQLite) where they are missing, and
-    count the messages the store already holds (once, ~1 s per million)."""
-    if conn.dialect.name != "sqlite":
-        return
-    have = conn.execute(text("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' "
-                             "AND name LIKE 'message_months_%'")).scalar_one()
-    if have == len(_MONTH_TRIGGERS):
-        return
-    for ddl in _MONTH_TRIGGERS:
-        conn.execute(text(ddl))
-    conn.execute(text("DELETE FROM message_months"))
-    conn.execute(text("INSERT INTO message_months (chat_id, month, n) SELECT chat_id, substr(sent_at, 1, 7), "
-                      "count(*) FROM messages GROUP BY chat_id, substr(sent_at, 1, 7)"))
-    _KEPT[conn.engine] = True
+    """Upgrade a store whose month counts were kept by triggers (or not at all): drop the
+    triggers (the ingest counts now) and count every chat's months once (~1 s per million)."""
+    if conn.dialect.name == "sqlite":
+        for name in OLD_TRIGGERS:
+            conn.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
+    recount_months(conn)
 
 
 def _month(t: datetime) -> str:
@@ -91,8 +112,6 @@ def messages_older(conn: Connection, chat_id: str, when: datetime) -> int:
     """How many messages of the chat were sent before `when`: the kept counts of the months
     before, then along the index from the start of `when`'s month."""
     mine = _MESSAGES.c.chat_id == chat_id
-    if not months_kept(conn):
-        return _count(conn, mine & (_MESSAGES.c.sent_at < when))
     whole = conn.execute(select(func.coalesce(func.sum(_MONTHS.c.n), 0))
                          .where(_MONTHS.c.chat_id == chat_id, _MONTHS.c.month < _month(when))).scalar_one()
     start = _month_span(_month(when))[0]
@@ -128,13 +147,7 @@ def message_count(conn: Connection, chat: Row, since: datetime | None = None) ->
         return total
     if since > last:
         return 0
-    if months_kept(conn):
-        return total - messages_older(conn, chat.id, since)
-    cond = _MESSAGES.c.chat_id == chat.id
-    span = (last - first).total_seconds() or 1.0
-    if (since - first).total_seconds() / span > 0.5:  # most messages are older: count the newer
-        return _count(conn, cond & (_MESSAGES.c.sent_at >= since))
-    return total - _count(conn, cond & (_MESSAGES.c.sent_at < since))
+    return total - messages_older(conn, chat.id, since)
 
 
 def call_count(conn: Connection, chat_id: str, since: datetime | None = None) -> int:
@@ -163,16 +176,15 @@ def newest_messages(conn: Connection, chat_id: str, limit: int, offset: int = 0,
         return list(conn.execute(q.limit(limit)).all())
     mine = mt.c.chat_id == chat_id
     newer = 0  # messages in the months newer than the one the offset falls in
-    if months_kept(conn):
-        for month, n in conn.execute(select(_MONTHS.c.month, _MONTHS.c.n).where(_MONTHS.c.chat_id == chat_id)
-                                     .order_by(_MONTHS.c.month.desc())):
-            if newer + n > offset:
-                start, end = _month_span(month)
-                mine = mine & (mt.c.sent_at >= start) & (mt.c.sent_at < end)
-                break
-            newer += n
-        else:
-            return []
+    for month, n in conn.execute(select(_MONTHS.c.month, _MONTHS.c.n).where(_MONTHS.c.chat_id == chat_id)
+                                 .order_by(_MONTHS.c.month.desc())):
+        if newer + n > offset:
+            start, end = _month_span(month)
+            mine = mine & (mt.c.sent_at >= start) & (mt.c.sent_at < end)
+            break
+        newer += n
+    else:
+        return []
     key = conn.execute(select(mt.c.sent_at, mt.c.ordinal).where(mine)
                        .order_by(mt.c.sent_at.desc(), mt.c.ordinal.desc())
                        .limit(1).offset(offset - newer)).first()

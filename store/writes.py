@@ -23,6 +23,7 @@ from .db import next_seq
 from .ingest import message_digest, message_row, to_utc_naive
 from .people import People, merge, rename, split
 from .reads import Reader
+from .windows import MonthCounts
 
 if TYPE_CHECKING:
     from .store import Store
@@ -68,6 +69,9 @@ class Writer(Reader):
         self.conn.execute(mt.insert().values(
             message_row(turn, message_digest(turn), self.seq, number, None, None)))
         sent = to_utc_naive(turn.sent_at)
+        months = MonthCounts()
+        months.add(turn.chat_id, sent)
+        months.write(self.conn)
         self.conn.execute(t.update().where(t.c.id == turn.chat_id).values(
             message_count=t.c.message_count + 1, first_at=func.coalesce(t.c.first_at, sent), last_at=sent))
 

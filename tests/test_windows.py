@@ -212,10 +212,9 @@ def test_a_store_from_before_the_month_counts_is_counted_when_opened(tmp_path, c
     home = tmp_path / "home"
     with Store.open(home, config) as store:
         store.import_sources(find_sources(src))
-        with store.write() as conn:  # as the previous version left it: no counts, no triggers
-            for name in ("insert", "delete", "update"):
-                conn.exec_driver_sql(f"DROP TRIGGER message_months_{name}")
+        with store.write() as conn:  # as a schema 2 store from before the counts: none kept
             conn.exec_driver_sql("DROP TABLE message_months")
+            conn.exec_driver_sql("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with Store.open(home, config) as store:
         month_counts_true(store)
         write(src, months_lines(140, deleted={0}))
