@@ -87,8 +87,9 @@ def find_sources(path: Path, platform: str | None = None) -> Sources:
     return Sources(sources, skipped, unknown)
 
 
-def _children(folder: Path, skipped: list[Path]) -> list[Path]:
-    """The entries of `folder` worth looking at, links set aside in `skipped`."""
+def folder_entries(folder: Path, skipped: list[Path]) -> list[Path]:
+    """The entries of `folder` worth looking at, links set aside in `skipped`, in the order
+    `find_sources` looks at them."""
     out = []
     for child in sorted(folder.iterdir()):
         if child.name in SKIP_DIRS or child.name.startswith("."):
@@ -103,7 +104,7 @@ def _children(folder: Path, skipped: list[Path]) -> list[Path]:
 def _files_under(folder: Path, skipped: list[Path]) -> list[Path]:
     """Every regular file below `folder`, links not followed (set aside in `skipped`)."""
     out: list[Path] = []
-    for child in _children(folder, skipped):
+    for child in folder_entries(folder, skipped):
         if child.is_dir():
             out.extend(_files_under(child, skipped))
         elif child.is_file():
@@ -124,7 +125,7 @@ def _find(path: Path, platform: str | None, skipped: list[Path],
     if not path.is_dir():
         return []
     out: list[tuple[Path, Importer]] = []
-    for child in _children(path, skipped):
+    for child in folder_entries(path, skipped):
         if child.is_dir():
             out.extend(_find(child, None, skipped, unknown))
         else:

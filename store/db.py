@@ -18,9 +18,9 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from chatmem.errors import StoreError
 
 from .models import SCHEMA_VERSION, Base, Meta
+from .quick import SQLITE_FILE
 from .windows import keep_month_counts
 
-SQLITE_FILE = "chatmem.db"
 BUSY_TIMEOUT_MS = 30_000
 WRITE_OPTION = "chatmem_write"  # execution option marking a connection that will write
 

@@ -56,14 +56,16 @@ from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
 from .media import ATTACHMENT_TYPES, attachment_type
 from .people import sender_name
 from .permissions import make_private
+from .quick import INDEX_STATE_FILE as STATE_FILE
+from .quick import INDEX_VERSION
 from .segment import SegmentBuilder, gc_paused
 
-STATE_FILE = "chatmem-index.json"
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
 # 4: the attachment types of a message in `meta` (has:image, has:video, ...)
 # 5: the text each document was indexed from, stored (`x`): phrases are checked on it
-INDEX_VERSION = 5
+# The number itself is INDEX_VERSION in store/quick.py (bump it there), beside the state file's
+# name: `chatmem import` tells an index to rebuild without loading Whoosh.
 BULK_THRESHOLD = 20_000  # from this many documents on, an update writes new segments
 SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
 INDEX_BATCH = 5000

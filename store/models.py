@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 3
+from .quick import SCHEMA_VERSION  # noqa: F401 (kept there: told without loading SQLAlchemy)
 
 
 class Base(DeclarativeBase):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import json
 import os
 import re
 import sqlite3
@@ -27,63 +24,29 @@ from chatmem.errors import ChatmemError, FormatError, StoreBusy, StoreError
 from . import models as m
 from .db import SQLITE_FILE, current_seq, init_schema, make_engine, sqlite_url, write_connection
 from .index import INDEX_TEXT_CHARS, FullTextIndex, IndexDoc, count_changed, documents
-from .ingest import Ingest, Report
-from .models import SCHEMA_VERSION
+from .ingest import Ingest
 from .permissions import PRIVATE_DIR, create_private_file, make_private, permission_warnings
+from .quick import (
+    CONTENT_STATE,
+    IMPORT_LOCK,
+    INDEX_DIR,
+    SCHEMA_VERSION,
+    FileLock,
+    Known,
+    check_source,
+    fingerprint,
+    option_record,
+)
 from .reads import Reader
+from .report import Report
 from .vectors import VECTORS_DIR, VectorStore
 from .writes import Writer
 
-INDEX_DIR = "index"
-IMPORT_LOCK = "import.lock"
 INDEX_LOCK = "index.lock"
 
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-class FileLock:
-    """An OS advisory lock on a file: released by the kernel when the process dies."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.fd: int | None = None
-
-    def acquire(self, wait: bool = True) -> bool:
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            os.close(self.fd)
-            self.fd = None
-            return False
-        return True
-
-    def release(self) -> None:
-        if self.fd is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
-
-def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None) -> str:
-    """What tells a source changed: the size and modification time of every file under
-    `path`, its platform and the import options (as recorded with the source)."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(json.dumps({"platform": platform, **(options or {})}, sort_keys=True, default=str).encode())
-    root = path.resolve()  # the same files, however the path was typed or reached
-    # links inside a folder are not imported (importers.find_sources), so not fingerprinted
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
-    for f in files:
-        try:
-            st = f.stat()
-        except OSError:
-            continue
-        name = "" if f == root else f.relative_to(root).as_posix()
-        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
 
 
 def _inserted_id(result: CursorResult) -> int:
@@ -92,34 +55,6 @@ def _inserted_id(result: CursorResult) -> int:
     if key is None:  # not an INSERT of one row: a bug here, not the user's input
         raise StoreError("the database gave no id for a new row")
     return int(key[0])
-
-
-CONTENT_STATE = "content"  # sources.state key: content_digest of what was imported
-CONTENT_BUDGET = 1 << 30  # bytes read for a content digest at most (beyond: none, read as changed)
-
-
-def content_digest(path: Path, options: dict) -> str | None:
-    """The bytes of every file under `path` (names and options too), or None beyond
-    CONTENT_BUDGET: a re-export with only new modification times is then seen as unchanged
-    for about 0.2 s per 100 MB, instead of being read and compared whole."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    root = path.resolve()
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
-    budget = CONTENT_BUDGET
-    for f in files:
-        try:
-            budget -= f.stat().st_size
-            if budget < 0:
-                return None
-            h.update(f"{'' if f == root else f.relative_to(root).as_posix()}\0".encode())
-            with f.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-        except OSError:
-            return None
-    return h.hexdigest()
 
 
 class Store:
@@ -323,29 +258,21 @@ class Store:
         """One source, one transaction: all of it lands, or none of it."""
         started = time.monotonic()
         key = str(path.resolve())
-        opt_record = {"timezone": str(options.timezone), "date_format": options.date_format,
-                      "chat": options.chat, "owner_names": options.owner_names}
-        fp: str | None = fingerprint(path, importer.platform, opt_record)
+        opt_record = option_record(options.timezone, options.date_format, options.chat, options.owner_names)
         report = Report(path=key, platform=importer.platform)
         st = m.Source.__table__
         with self.read() as conn:
             known = conn.execute(select(st).where(st.c.path == key)).first()
-        if known is not None and known.fingerprint == fp and not force:
+        check = check_source(path, importer.platform, opt_record, None if known is None else Known(
+            known.id, known.fingerprint, known.state or {}, known.imported_at), force=force)
+        fp: str | None = check.fingerprint
+        content = check.content
+        if check.unchanged and known is not None:
+            if check.refresh:
+                with self.write() as conn:  # the same bytes with new times: remember the new times
+                    conn.execute(st.update().where(st.c.id == known.id).values(fingerprint=fp))
             report.status = "unchanged"
-            report.notes.append(f"unchanged since it was imported on {known.imported_at:%Y-%m-%d %H:%M} UTC; "
-                                "--force reads it again")
-            report.seconds = time.monotonic() - started
-            return report
-        content = content_digest(path, {"platform": importer.platform, **opt_record})
-        # (a source whose fingerprint was cleared, e.g. by forget, is read again on purpose)
-        if (known is not None and not force and content is not None and known.fingerprint
-                and (known.state or {}).get(CONTENT_STATE) == content):
-            with self.write() as conn:  # the same bytes with new times: remember the new times
-                conn.execute(st.update().where(st.c.id == known.id).values(fingerprint=fp))
-            report.status = "unchanged"
-            report.notes.append("the same content as imported on "
-                                f"{known.imported_at:%Y-%m-%d %H:%M} UTC (only its time changed); "
-                                "--force reads it again")
+            report.notes += check.notes
             report.seconds = time.monotonic() - started
             return report
         state = dict(known.state or {}) if known is not None else {}

@@ -69,6 +69,7 @@ class Writer(Reader):
         self.conn.execute(mt.insert().values(
             message_row(turn, message_digest(turn), self.seq, number, None, None)))
         sent = to_utc_naive(turn.sent_at)
+        assert sent is not None  # (a turn always has its time)
         months = MonthCounts()
         months.add(turn.chat_id, sent)
         months.write(self.conn)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -18,6 +20,8 @@ from chatmem.errors import ChatmemError
 if TYPE_CHECKING:
     from chatmem.config import Config, Seat
     from chatmem.store import Store
+    from chatmem.store.quick import Entries
+    from chatmem.store.report import Report
 
 
 def handle_errors(fn):
@@ -81,12 +85,32 @@ class AppContext:
                 click.echo(f"chatmem: warning: {warning}", err=True)
         return self._store
 
+    def unchanged_imports(self, paths: Iterable[Path], platform: str | None, zone: object | None,
+                          date_format: str | None, entries: Entries) -> list[Report] | None:
+        """The reports of importing `paths` when each is a source the store imported and
+        none changed, told without opening the store (store/quick.py); None otherwise. Only
+        for a SQLite store that no other face has opened in this process."""
+        if self._store is not None or os.environ.get("CHATMEM_DATABASE_URL") or self.config().database:
+            return None
+        from chatmem.config import resolve_home
+        from chatmem.store.permissions import permission_warnings
+        from chatmem.store.quick import option_record, unchanged_imports
+
+        config = self.config()
+        home = resolve_home(self.home)
+        options = option_record(zone or config.timezone, date_format, None, config.owner_names)
+        reports = unchanged_imports(home, paths, platform, options, entries)
+        if reports is not None:
+            for warning in permission_warnings(home):  # as opening the store would say
+                click.echo(f"chatmem: warning: {warning}", err=True)
+        return reports
+
     def refuse_if_importing(self) -> None:
         """`--no-wait`: stop at once, with a clear message, when another import is running
         (before opening anything that could wait for it)."""
         from chatmem.config import resolve_home
         from chatmem.errors import StoreBusy
-        from chatmem.store.store import IMPORT_LOCK, FileLock
+        from chatmem.store.quick import IMPORT_LOCK, FileLock
 
         home = resolve_home(self.home)
         if not (home / IMPORT_LOCK).exists():

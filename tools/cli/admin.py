@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from chatmem.errors import ChatmemError
-from chatmem.importers import REGISTRY, find_sources
+from chatmem.importers import REGISTRY, find_sources, folder_entries
 
 from ..app import AppContext, handle_errors, json_option
 from .output import emit, print_report, progress_printer
@@ -56,6 +56,11 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
             raise click.BadParameter(str(e), param_hint="'--timezone'") from None
     if no_wait:
         app.refuse_if_importing()
+    if not (force or chat or copy_media):
+        quick = app.unchanged_imports(paths, platform, zone, date_format, folder_entries)
+        if quick is not None:  # every path unchanged: said without loading the store
+            _print_reports(quick, as_json)
+            return
     store = app.store(write=True, catch_up=not no_wait)
     options = store.default_options()
     if zone is not None:
@@ -79,6 +84,10 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
                    + (f"; {len(problems):,} could not be read" if problems else ""), err=True)
         for problem in problems[:5]:
             click.echo(f"  {problem}", err=True)
+    _print_reports(reports, as_json)
+
+
+def _print_reports(reports: list, as_json: bool) -> None:
     if as_json:
         emit([r.as_dict() for r in reports], True)
     else:

@@ -1,0 +1,125 @@
+"""An import of exports that did not change: told before the store is loaded, with the same
+report the store's own path gives, changing nothing; a re-export (the same bytes, a new file
+time) is unchanged and remembered; a file whose size and time are what the last import saw is
+trusted unchanged (as rsync and git trust them) until --force reads it; anything else (a new or
+changed export in a folder, another database, an index behind) goes the usual way."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from chatmem.store import Store
+from chatmem.store.models import ImportRun, Message, Source
+
+START_LINES = [f"0{d}/03/2024, 09:{m:02d} - Anna Berg: message {d}-{m} about the ferry" for d in range(1, 8)
+               for m in range(0, 60, 7)]
+
+
+def export(folder: Path, name: str = "WhatsApp Chat with Anna Berg.txt", lines: list[str] = START_LINES) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def store_state(home: Path) -> tuple:
+    """What an import could change: the runs, the sources' rows, the messages, the seq."""
+    with Store.open(home, create=False, catch_up=False) as store, store.read() as conn:
+        runs = conn.execute(select(func.count()).select_from(ImportRun.__table__)).scalar()
+        sources = conn.execute(select(Source.__table__)).all()
+        msgs = conn.execute(select(Message.__table__.c.id, Message.__table__.c.digest)
+                            .order_by(Message.__table__.c.id)).all()
+        return runs, [tuple(r) for r in sources], [tuple(r) for r in msgs], store.database_seq()
+
+
+def reports(cli, *args: str) -> list[dict]:
+    out = cli.json("import", *args)
+    for r in out:
+        r.pop("seconds")
+    return out
+
+
+def test_an_unchanged_import_reports_what_the_store_would_and_changes_nothing(cli, home, tmp_path, config):
+    src = export(tmp_path / "exports")
+    export(tmp_path / "exports", "WhatsApp Chat with Ben Okafor.txt",
+           [line.replace("Anna Berg", "Ben Okafor") for line in START_LINES[:20]])
+    first = reports(cli, str(src.parent))
+    assert [r["status"] for r in first] == ["ok", "ok"]
+    before = store_state(home)
+    quick = reports(cli, str(src.parent))
+    assert [r["status"] for r in quick] == ["unchanged", "unchanged"]
+    assert [r["messages"] for r in quick] == [{"new": 0, "unchanged": 0, "updated": 0}] * 2
+    assert store_state(home) == before
+    with Store.open(home, config) as store:  # the store's own path says the same
+        from chatmem.importers import find_sources
+
+        long_way = [r.as_dict() for r in store.import_sources(find_sources(src.parent))]
+    for r in long_way:
+        r.pop("seconds")
+    assert long_way == quick
+
+
+def test_a_re_export_is_unchanged_and_its_new_time_remembered(cli, home, tmp_path):
+    src = export(tmp_path / "exports")
+    cli.json("import", str(src))
+    before = store_state(home)
+    later = src.stat().st_mtime + 120
+    os.utime(src, (later, later))
+    (again,) = reports(cli, str(src))
+    assert again["status"] == "unchanged"
+    assert "only its time changed" in again["notes"][0]
+    (third,) = reports(cli, str(src))  # the new time was remembered: not read again
+    assert third["status"] == "unchanged" and third["notes"][0].startswith("unchanged since")
+    runs, sources, messages, seq = store_state(home)
+    assert (runs, messages, seq) == (before[0], before[2], before[3])
+    assert sources != before[1]  # only the fingerprint moved
+
+
+def test_changed_bytes_under_the_same_size_and_time_are_trusted_unchanged_until_forced(cli, home, tmp_path):
+    src = export(tmp_path / "exports")
+    cli.json("import", str(src))
+    st = src.stat()
+    text = src.read_text(encoding="utf-8")
+    src.write_text(text.replace("message 3-14 about the ferry", "message 3-14 about the train"), encoding="utf-8")
+    assert src.stat().st_size == st.st_size
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    (trusted,) = reports(cli, str(src))
+    assert trusted["status"] == "unchanged"
+    (forced,) = reports(cli, "--force", str(src))
+    # (a WhatsApp message is keyed by what it says: the changed line is a message of its own)
+    assert forced["status"] == "ok" and forced["messages"]["new"] == 1
+    found = cli.json("search", "train")
+    assert [r["content"] for r in found["results"]] == ["Anna Berg: message 3-14 about the train"]
+
+
+def test_a_new_export_in_a_folder_or_a_changed_one_is_imported(cli, tmp_path):
+    folder = tmp_path / "exports"
+    anna = export(folder)
+    cli.json("import", str(folder))
+    ben = export(folder, "WhatsApp Chat with Ben Okafor.txt",
+                 [line.replace("Anna Berg", "Ben Okafor") for line in START_LINES[:10]])
+    got = {Path(r["path"]).name: (r["status"], r["messages"]["new"]) for r in reports(cli, str(folder))}
+    assert got == {anna.name: ("unchanged", 0), ben.name: ("ok", 10)}
+    export(folder, lines=[*START_LINES, "08/03/2024, 10:00 - Anna Berg: one more"])
+    got = {Path(r["path"]).name: (r["status"], r["messages"]["new"]) for r in reports(cli, str(folder))}
+    assert got == {anna.name: ("ok", 1), ben.name: ("unchanged", 0)}
+
+
+def test_an_unchanged_import_does_not_load_the_database_layer(home, tmp_path):
+    """What makes it quick: the report comes without SQLAlchemy, Whoosh or any importer."""
+    src = export(tmp_path / "exports")
+    env = {**os.environ, "CHATMEM_HOME": str(home)}
+    code = ("import sys; from chatmem.tools.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "loaded = sorted(m for m in ('sqlalchemy', 'whoosh', 'chatmem.importers.whatsapp') if m in sys.modules)\n"
+            "print('loaded:', ','.join(loaded), file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", code, "import", str(src)], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    assert runs[0].returncode == 0 and "loaded: chatmem.importers.whatsapp,sqlalchemy,whoosh" in runs[0].stderr
+    assert runs[1].returncode == 0 and "unchanged" in runs[1].stdout
+    assert "loaded: \n" in runs[1].stderr, runs[1].stderr
