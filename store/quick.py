@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ SQLITE_FILE = "chatmem.db"
 INDEX_DIR = "index"
 IMPORT_LOCK = "import.lock"
 CONTENT_STATE = "content"  # sources.state key: content_digest of what was imported
+SIZE_STATE = "content_size"  # sources.state key: how many bytes the imported files held
 CONTENT_BUDGET = 1 << 30  # bytes read for a content digest at most (beyond: none, read as changed)
 CONTENT_HASH = "sha256"  # 0.06 s CPU per 80 MB with the CPU's SHA instructions; blake2b 0.10 s
 
@@ -107,6 +109,38 @@ def content_digest(path: Path, options: dict) -> str | None:
     return f"{CONTENT_HASH}:{h.hexdigest()}"
 
 
+def total_size(path: Path) -> int:
+    """The bytes of every file under `path` (as the digests see them)."""
+    size = 0
+    for f in _files(path)[1]:
+        try:
+            size += f.stat().st_size
+        except OSError:
+            pass
+    return size
+
+
+class Digesting:
+    """A content digest made in a thread of its own (reading and hashing let other threads
+    run): for a source that changed for sure, the digest is only kept for the next import, so
+    it need not hold the import up."""
+
+    def __init__(self, path: Path, options: dict) -> None:
+        self.digest: str | None = None
+        self._thread = threading.Thread(target=self._run, args=(path, options), daemon=True)
+        self._thread.start()
+
+    def _run(self, path: Path, options: dict) -> None:
+        try:
+            self.digest = content_digest(path, options)
+        except Exception:  # noqa: BLE001 - no digest is only a slower next re-export
+            self.digest = None
+
+    def result(self) -> str | None:
+        self._thread.join()
+        return self.digest
+
+
 class Known(NamedTuple):
     """What the store recorded of a source's last import."""
 
@@ -119,7 +153,9 @@ class Known(NamedTuple):
 @dataclass
 class Check:
     fingerprint: str
+    size: int = 0  # the bytes of its files, when the fingerprint did not settle it
     content: str | None = None  # the content digest, when the fingerprint did not settle it
+    digesting: Digesting | None = None  # or the digest being made, when the size settled it
     notes: list[str] = field(default_factory=list)  # set when unchanged: what the report says
     refresh: bool = False  # the same bytes under new times: remember the new fingerprint
 
@@ -127,20 +163,31 @@ class Check:
     def unchanged(self) -> bool:
         return bool(self.notes)
 
+    def digest(self) -> str | None:
+        """The content digest (waiting for it when it is being made)."""
+        return self.digesting.result() if self.digesting is not None else self.content
+
 
 def check_source(path: Path, platform: str, options: dict[str, Any], known: Known | None,
                  force: bool = False) -> Check:
     """Whether `path` is unchanged since `known` was recorded: same sizes and times (nothing
-    read), else the same bytes (read once, digested)."""
+    read), else the same bytes (read once, digested). When the bytes cannot decide it (a new
+    source, --force, another total size than the last import recorded), the digest kept for next
+    time is made meanwhile, in a thread (`Check.digest()`), not before the import."""
     when = f"{known.imported_at:%Y-%m-%d %H:%M}" if known is not None and known.imported_at else "?"
     check = Check(fingerprint(path, platform, options))
     if known is not None and known.fingerprint == check.fingerprint and not force:
         check.notes.append(f"unchanged since it was imported on {when} UTC; --force reads it again")
         return check
-    check.content = content_digest(path, {"platform": platform, **options})
+    check.size = total_size(path)
+    digest_options = {"platform": platform, **options}
     # (a source whose fingerprint was cleared, e.g. by forget, is read again on purpose)
-    if (known is not None and not force and check.content is not None and known.fingerprint
-            and known.state.get(CONTENT_STATE) == check.content):
+    if (known is None or force or not known.fingerprint or not known.state.get(CONTENT_STATE)
+            or known.state.get(SIZE_STATE) not in (None, check.size)):
+        check.digesting = Digesting(path, digest_options)  # read whatever its bytes say
+        return check
+    check.content = content_digest(path, digest_options)
+    if check.content is not None and known.state.get(CONTENT_STATE) == check.content:
         check.refresh = True
         check.notes.append(f"the same content as imported on {when} UTC (only its time changed); "
                            "--force reads it again")

@@ -31,6 +31,7 @@ from .quick import (
     IMPORT_LOCK,
     INDEX_DIR,
     SCHEMA_VERSION,
+    SIZE_STATE,
     FileLock,
     Known,
     check_source,
@@ -266,7 +267,6 @@ class Store:
         check = check_source(path, importer.platform, opt_record, None if known is None else Known(
             known.id, known.fingerprint, known.state or {}, known.imported_at), force=force)
         fp: str | None = check.fingerprint
-        content = check.content
         if check.unchanged and known is not None:
             if check.refresh:
                 with self.write() as conn:  # the same bytes with new times: remember the new times
@@ -313,7 +313,7 @@ class Store:
                     raise FormatError(f"{path}: found nothing to import (an empty file, or not "
                                       f"a {importer.platform} export?)")
                 state = dict(ingest.state.state if ingest.state else (known.state if known else {}))
-                state[CONTENT_STATE] = content
+                state[CONTENT_STATE], state[SIZE_STATE] = check.digest(), check.size
                 report.run_id = run_id
                 report.seconds = time.monotonic() - started
                 values = {"platform": importer.platform, "options": opt_record, "fingerprint": fp,

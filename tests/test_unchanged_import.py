@@ -80,6 +80,20 @@ def test_a_re_export_is_unchanged_and_its_new_time_remembered(cli, home, tmp_pat
     assert sources != before[1]  # only the fingerprint moved
 
 
+def test_a_re_export_of_a_newer_export_is_unchanged(cli, tmp_path):
+    """The digest of a changed export (made meanwhile, its size told it changed) is kept: the
+    same bytes under a new time afterwards are recognised."""
+    src = export(tmp_path / "exports")
+    cli.json("import", str(src))
+    export(tmp_path / "exports", lines=[*START_LINES, "08/03/2024, 10:00 - Anna Berg: one more"])
+    (grown,) = reports(cli, str(src))
+    assert grown["status"] == "ok" and grown["messages"]["new"] == 1
+    later = src.stat().st_mtime + 120
+    os.utime(src, (later, later))
+    (again,) = reports(cli, str(src))
+    assert again["status"] == "unchanged" and "only its time changed" in again["notes"][0]
+
+
 def test_changed_bytes_under_the_same_size_and_time_are_trusted_unchanged_until_forced(cli, home, tmp_path):
     src = export(tmp_path / "exports")
     cli.json("import", str(src))
