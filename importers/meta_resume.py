@@ -117,12 +117,11 @@ def _messages(c: Cursor, layout: Layout) -> list[Any]:
         c.ws()
         if c.base == base:
             seps.add(text[i:c.i])
-        else:
-            seps.add("\0")  # across a window: not compared (taken as not uniform)
+        else:  # across the window's edge: from the bytes
+            at = base + (i if text.isascii() else len(text[:i].encode("utf-8")))
+            seps.add(c.data[at:c.pos()].decode("utf-8"))
     layout.count = len(out)
     layout.sep = seps.pop() if len(seps) == 1 else ("" if not seps else None)
-    if layout.sep == "\0":
-        layout.sep = None
     return out
 
 

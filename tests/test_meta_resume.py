@@ -147,3 +147,26 @@ def test_a_photo_that_arrives_in_the_thread_folder_is_found(tmp_path, thread_fol
     assert note(report, "re-import").endswith("the file was parsed whole")
     assert store_rows(home) == reference(tmp_path, folder, first, newer)
     assert any(r[3] == "17.jpg" and r[7] for r in store_rows(home)["attachments"])
+
+
+def test_a_file_longer_than_the_readers_window_still_resumes(tmp_path):
+    """A separator that straddles the reader's window (256 KiB) is the same separator."""
+    from chatmem.importers.json_scan import WINDOW
+
+    folder = tmp_path / "messages" / "inbox" / "annaberg_10158"
+    first = messages(0, 3000)  # about 600 KB in one file
+    write_thread(folder, first, per_file=10_000)
+    data = (folder / "message_1.json").read_bytes()
+    cut = data.index(b"},\n    {", WINDOW - 200)  # pad the newest message so the edge falls inside
+    newest = max(first, key=lambda x: x["timestamp_ms"])
+    newest["content"] += "x" * (WINDOW - cut - 3)
+    write_thread(folder, first, per_file=10_000)
+    data = (folder / "message_1.json").read_bytes()
+    assert b"},\n" in data[WINDOW - 8:WINDOW + 8]  # the window's edge is inside a separator
+    home = tmp_path / "home"
+    import_path(home, folder)
+    newer = [*first, *messages(3000, 4)]
+    write_thread(folder, newer, per_file=10_000)
+    report = import_path(home, folder)
+    assert report["messages"]["new"] == 4
+    assert "4 new message(s) decoded" in note(report, "re-import")
