@@ -1,10 +1,13 @@
-"""Text to vectors for search by meaning, offline: the model ships inside a registry package.
+"""Text to vectors for search by meaning, offline: the model ships inside chatmem itself.
 
-The model is WordLlama's `l2_supercat` (MIT; 256-d token vectors trained from LLaMA 2 and
-phi-3 token embedding codebooks, 16 MB in the `wordllama` wheel). A text's vector is the mean
-of its tokens' vectors, unit length. We read the wheel's files ourselves, with the `tokenizers`
-and `safetensors` packages it depends on: its own loader looks for the tokenizer in a folder
-the 0.4.0 wheel does not have and then tries the network.
+The model is a static (per-token) table distilled from the sentence encoder all-MiniLM-L6-v2
+(Apache-2.0) by Model2Vec's method: every token of the encoder's WordPiece vocabulary passed
+through the encoder alone, mean-pooled, reduced to 256 dimensions by PCA and weighted by a SIF
+weight from the token's frequency rank, then turned by a fixed random rotation (cosines unchanged;
+the sign bits the vector scan filters on carry equal shares). `benchmarks/distill_model.py` makes it; the files are
+package data in `store/model/` (int8 table with one scale per row, 7.6 MB; the encoder's
+tokenizer; its licence and notice). A text's vector is the mean of its tokens' vectors (unknown
+tokens left out), unit length. The semantic extra adds only `tokenizers` and numpy to read them.
 
     >>> e = load_embedder()                      # doctest: +SKIP
     >>> e.embed(["the vet says it is a cat flu"]).shape   # doctest: +SKIP
@@ -14,6 +17,7 @@ the 0.4.0 wheel does not have and then tries the network.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import threading
 from functools import lru_cache
@@ -25,10 +29,9 @@ from chatmem.errors import ChatmemError
 if TYPE_CHECKING:
     import numpy as np
 
-MODEL = "wordllama/l2_supercat_256"
+MODEL_DIR = Path(__file__).resolve().parent / "model"
 DIM = 256
-WEIGHTS = "weights/l2_supercat_256.safetensors"
-TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+TABLE, SCALES, TOKENIZER, INFO = "vectors.npy", "scales.npy", "tokenizer.json", "model.json"
 EXTRA_HINT = "pip install 'chatmem[semantic]'"
 MAX_CHARS = 2000  # a message's first 2,000 characters carry its meaning; long pastes cost time
 
@@ -38,56 +41,53 @@ class SemanticUnavailable(ChatmemError, RuntimeError):
 
 
 def available() -> bool:
-    """True when the semantic extra (the model package and numpy) is installed."""
-    return all(importlib.util.find_spec(m) is not None
-               for m in ("numpy", "tokenizers", "safetensors", "wordllama"))
+    """True when the semantic extra (the tokenizer library and numpy) is installed."""
+    return all(importlib.util.find_spec(m) is not None for m in ("numpy", "tokenizers"))
 
 
-def _package_dir() -> Path:
-    spec = importlib.util.find_spec("wordllama")
-    if spec is None or not spec.submodule_search_locations:
-        raise SemanticUnavailable(f"search by meaning needs the model package: {EXTRA_HINT}")
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-# A text is cut into pieces at spaces, each piece keeping the spaces before it (the tokenizer has
-# no pre-tokenizer: it turns spaces into "\u2581" and runs BPE over the whole text, and no merge
-# crosses from a word into the next piece: vectors identical to whole-text tokenizing on 120k
-# generated, labelled-set and fuzzed texts). Chats repeat a few thousand words, so a piece is
-# tokenized and its token vectors summed once, then looked up: at 100k generated messages 10k
-# pieces instead of 1.2M tokens (benchmarks/NOTES.md).
-PIECE = re.compile(r" *[^ ]+| +")
+# A text is cut into words at the characters the tokenizer's normaliser turns into a space (BERT
+# splits words there and never joins across them; control characters such as \x0b or \x1c it
+# deletes, so they do not cut). Chats repeat a few thousand words, so a word is tokenized and its
+# token vectors summed once, then looked up (benchmarks/NOTES.md).
+PIECE = re.compile("[^ \t\n\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 PIECE_CACHE = 50_000  # pieces remembered per process: 1 KB each; then the cache starts again
+
+
+@lru_cache(maxsize=4)
+def model_name(folder: Path = MODEL_DIR) -> str:
+    """The shipped model's name, as the vectors' state records it (a new model: a rebuild)."""
+    try:
+        info = json.loads((folder / INFO).read_text())
+        return (f"{info['encoder']}-static-{info['dims']}x{info['tokens']}-sif{info['sif']}"
+                f"-rot{info['rotation_seed']}")
+    except (OSError, ValueError, KeyError) as e:
+        raise SemanticUnavailable(f"the model description {folder / INFO} is unreadable ({e}); "
+                                  "reinstall chatmem") from e
 
 
 class Embedder:
     """Unit-length float32 vectors for texts (mean of the model's token vectors)."""
 
-    name = MODEL
     dim = DIM
 
-    def __init__(self, package_dir: Path):
+    def __init__(self, folder: Path = MODEL_DIR):
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        weights = package_dir / WEIGHTS
-        tokenizer = package_dir / TOKENIZER
-        for f in (weights, tokenizer):
+        files = [folder / f for f in (TABLE, SCALES, TOKENIZER, INFO)]
+        for f in files:
             if not f.is_file():
-                raise SemanticUnavailable(f"the model file {f} is missing; reinstall with {EXTRA_HINT}")
-        tensors = load_file(str(weights))
-        table = next(iter(tensors.values()))
-        if table.ndim != 2 or table.shape[1] < DIM:
-            raise SemanticUnavailable(f"unexpected model weights in {weights}: shape {table.shape}")
-        self.table = np.ascontiguousarray(table[:, :DIM], dtype=np.float32)
-        self.tokenizer = Tokenizer.from_file(str(tokenizer))
+                raise SemanticUnavailable(f"the model file {f} is missing; reinstall chatmem")
+        table = np.load(files[0])
+        scales = np.load(files[1])
+        if table.ndim != 2 or table.shape[1] != DIM or scales.shape != (len(table),):
+            raise SemanticUnavailable(f"unexpected model table in {folder}: shape {table.shape}")
+        self.table = table.astype(np.float32) * scales[:, None].astype(np.float32)
+        self.name: str = model_name(folder)
+        self.tokenizer = Tokenizer.from_file(str(files[2]))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        space = self.tokenizer.token_to_id("\u2581")
-        if space is None:
-            raise SemanticUnavailable(f"unexpected tokenizer in {tokenizer}: it has no space token")
-        self._space: int = space
+        self._unk = self.tokenizer.token_to_id("[UNK]")
         self._lock = threading.Lock()
         self._forget()
 
@@ -108,13 +108,16 @@ class Embedder:
             size = max(need, min(2 * len(self._counts), PIECE_CACHE))
             self._sums = np.resize(self._sums, (size, DIM))
             self._counts = np.resize(self._counts, size)
-        encoded = self.tokenizer.encode_batch(pieces, add_special_tokens=False)
-        # "" is a text's one trailing space: the tokenizer adds nothing to an empty text
-        lengths, sums = self._sum_tokens([e.ids if p else [self._space] for p, e in zip(pieces, encoded)])
+        lengths, sums = self._sum_tokens(self.token_ids(pieces))
         self._sums[first:need] = sums
         self._counts[first:need] = lengths
         for i, p in enumerate(pieces, first):
             self._pieces[p] = i
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """The model's token ids of each text, unknown tokens left out."""
+        encoded = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [[i for i in e.ids if i != self._unk] for e in encoded]
 
     def _sum_tokens(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         import numpy as np
@@ -136,7 +139,7 @@ class Embedder:
             if len(self._pieces) > PIECE_CACHE:
                 self._forget()
             known = self._pieces
-            split = [_pieces(t) for t in unique]
+            split = [PIECE.findall(t) for t in unique]
             new = {k: None for keys in split for k in keys if k not in known}
             if new:
                 self._learn(list(new))
@@ -153,16 +156,6 @@ class Embedder:
             return sums
         where = {t: i for i, t in enumerate(unique)}
         return sums[np.fromiter((where[t] for t in cut), dtype=np.int64, count=len(cut))]
-
-
-def _pieces(text: str) -> list[str]:
-    """The keys of a text's pieces in the piece cache: each piece with the spaces before it,
-    less the one the tokenizer puts back (a text holding the tokenizer's own space character
-    "\u2581" is one piece: BPE would merge it with the spaces around it)."""
-    if "\u2581" in text:
-        return [text]
-    pieces = PIECE.findall(text)
-    return [p[1:] if j else p for j, p in enumerate(pieces)]
 
 
 def _segment_sums(table: np.ndarray, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -186,4 +179,4 @@ def load_embedder() -> Embedder:
     """The one shared embedder (loaded once per process); SemanticUnavailable without the extra."""
     if not available():
         raise SemanticUnavailable(f"search by meaning is not installed: {EXTRA_HINT}")
-    return Embedder(_package_dir())
+    return Embedder()

@@ -487,7 +487,7 @@ class Store:
     def catch_up_vectors(self, on_progress: Callable[..., None] | None = None) -> int:
         """Embed every message changed since the vectors' own `seq` (search by meaning);
         nothing without the semantic extra. Returns how many were embedded."""
-        from .embedder import available, load_embedder
+        from .embedder import available, load_embedder, model_name
         from .vectors import count_since, rows_since
 
         if self.read_only or not available():
@@ -495,6 +495,8 @@ class Store:
         lock = FileLock(self.home / INDEX_LOCK)  # one writer of derived data at a time
         lock.acquire(wait=True)
         try:
+            if not self.vectors.made_by(model_name()):  # an older model's: made again
+                self.vectors.clear()
             with self.read() as conn:
                 db_seq, since = current_seq(conn), self.vectors.seq
                 if since >= db_seq:

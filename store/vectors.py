@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 VECTORS_DIR = "vectors"
 STATE = "state.json"
-FORMAT = 1
+FORMAT = 2  # 2: vectors of the distilled MiniLM table (1: WordLlama's)
 EMBED_BATCH = 2048
 SHORTLIST = 1000  # rows re-scored by int8 cosine after the Hamming pass
 MAX_SEGMENTS = 12  # more than this and the next catch-up merges them into one
@@ -85,6 +85,12 @@ class VectorStore:
         except (OSError, ValueError) as e:
             raise StoreError(f"the vector state {self.folder / STATE} is unreadable ({e}); "
                              "`chatmem reindex` rebuilds it") from e
+
+    def made_by(self, model: str) -> bool:
+        """False when vectors exist that another model or format made (they need a rebuild)."""
+        state = self.state()
+        return not state.get("segments") or (state.get("model") == model
+                                             and state.get("format") == FORMAT)
 
     @property
     def seq(self) -> int:

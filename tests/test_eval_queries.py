@@ -63,7 +63,7 @@ def test_hybrid_finds_what_keyword_finds(store):
     word of the query matched it, and keyword's first five are hybrid's first five for every query
     (any-word matches below them may be outranked by nearer meanings: measured per class by the
     benchmark, not asserted)."""
-    pytest.importorskip("wordllama", reason="the semantic extra is not installed")
+    pytest.importorskip("tokenizers", reason="the semantic extra is not installed")
     queries = ev.load_queries(per_class=8)
     ev.resolve_labels(store, queries)
     keyword, hybrid = ev.chatmem_system(store, "keyword"), ev.chatmem_system(store, "hybrid")

@@ -17,7 +17,7 @@ from chatmem.store import embedder as emb
 from chatmem.tools import semantic
 from chatmem.tools.search import search_memory
 
-pytest.importorskip("wordllama", reason="the semantic extra is not installed")
+pytest.importorskip("tokenizers", reason="the semantic extra is not installed")
 np = pytest.importorskip("numpy")
 
 CHATS = {
@@ -69,24 +69,36 @@ def test_an_import_embeds_every_message(sem_store):
     assert sem_store.vectors.nbytes() / sem_store.vectors.count() < 300
 
 
-def test_our_vectors_are_the_models_own(tmp_path):
-    from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference
-
+def test_our_vectors_are_the_mean_of_the_models_tokens():
+    """The word cache gives what tokenizing the whole text gives: the mean of the shipped table's
+    rows for the text's WordPiece tokens (unknown ones left out), unit length."""
     e = emb.load_embedder()
-    folder = emb._package_dir()
-    table = next(iter(load_file(str(folder / emb.WEIGHTS)).values()))
-    theirs = WordLlamaInference(table, Tokenizer.from_file(str(folder / emb.TOKENIZER)))
     sample = ["the vet says it is a cat flu", "Wir bekommen die Schlüssel am 3. März", "🙂 ok",
-              # the piece cache cuts texts at spaces: runs of spaces, leading and trailing ones,
-              # other white space and the tokenizer's own space character must not change a vector
-              "  two  spaces   and three ", "Hi ", " ", "tab\there\nnew line", "a\u2581b  c",
+              # the cache cuts texts at spaces: runs of spaces, leading and trailing ones, other
+              # white space, characters BERT deletes and punctuation must not change a vector
+              "  two  spaces   and three ", "Hi ", " ", "tab\there\nnew line", "a\u00a0b\u3000c",
+              "x\x0by\x1cz", "don't,stop!now", "Café  CAFÉ", "東京タワー",
               "the vet says it is a cat flu", "ok", "ok"]
-    expected = np.array(theirs.embed(sample, norm=True, return_np=True))
-    assert np.allclose(e.embed(sample), expected, atol=1e-5)
-    assert np.allclose(e.embed(sample[::-1]), expected[::-1], atol=1e-5)  # pieces known by now
+    table = np.load(emb.MODEL_DIR / emb.TABLE).astype(np.float32)
+    table *= np.load(emb.MODEL_DIR / emb.SCALES)[:, None]
+    expected = []
+    for ids in e.token_ids(sample):  # the tokenizer over each whole text
+        v = table[ids].mean(axis=0) if ids else np.zeros(emb.DIM, np.float32)
+        expected.append(v / (np.linalg.norm(v) or 1.0))
+    assert np.allclose(e.embed(sample), np.array(expected), atol=1e-5)
+    assert np.allclose(e.embed(sample[::-1]), np.array(expected[::-1]), atol=1e-5)  # words known by now
     assert e.embed([""]).tolist() == [[0.0] * emb.DIM]
+    assert e.token_ids(["the vet"]) == [[e.tokenizer.token_to_id("the"), e.tokenizer.token_to_id("vet")]]
+
+
+def test_the_model_ships_with_its_licence_and_notice():
+    """The table is derived from an Apache-2.0 encoder: its licence and what was changed go along."""
+    files = {p.name for p in emb.MODEL_DIR.iterdir()}
+    assert {"LICENSE", "NOTICE.md", emb.TABLE, emb.SCALES, emb.TOKENIZER, emb.INFO} <= files
+    assert "Apache License" in (emb.MODEL_DIR / "LICENSE").read_text()
+    notice = (emb.MODEL_DIR / "NOTICE.md").read_text()
+    assert "all-MiniLM-L6-v2" in notice and "distill_model.py" in notice
+    assert emb.model_name().startswith(json.loads((emb.MODEL_DIR / emb.INFO).read_text())["encoder"])
 
 
 def test_semantic_mode_finds_other_words_keyword_does_not(sem_store, config):
@@ -189,6 +201,23 @@ def test_reindex_rebuilds_the_vectors(sem_store, config):
     sem_store.reindex()
     assert sem_store.vectors.count() == n
     assert search_memory(sem_store, config.seat(None), "rope", mode="semantic")["results"]
+
+
+def test_vectors_of_an_older_model_are_made_again(sem_store, config):
+    """A store whose vectors an older chatmem made (WordLlama's, format 1) is not searched with
+    them: the first search by meaning, or the next import, embeds every message again."""
+    from chatmem.store import vectors
+
+    state_file = sem_store.vectors.folder / vectors.STATE
+    state = json.loads(state_file.read_text())
+    state.update(model="wordllama/l2_supercat_256", format=1)
+    state_file.write_text(json.dumps(state))
+    assert not sem_store.vectors.made_by(emb.model_name())
+    r = search_memory(sem_store, config.seat(None), "our dog swallowed some candy", mode="semantic")
+    assert "Biscuit ate a whole chocolate bar, we called the animal emergency line" in texts(r)
+    state = json.loads(state_file.read_text())
+    assert state["model"] == emb.model_name() and state["format"] == vectors.FORMAT
+    assert sem_store.vectors.count() == sum(len(v) for v in CHATS.values())
 
 
 def test_cli_search_mode(cli, tmp_path, monkeypatch):
