@@ -56,7 +56,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the vector store")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--store", type=Path, default=None, help="a search_bench.py folder: time search_memory")
+    ap.add_argument("--catch-up", action="store_true", help="with --store: embed its messages anew first (timed)")
+    ap.add_argument("--scan", action="store_true",
+                    help="with --store: the scan's top 10 against the exact nearest, per shortlist size")
     args = ap.parse_args(argv)
+    if args.store is not None and args.catch_up:
+        catch_up_bench(args.store)
+    if args.store is not None and args.scan:
+        return scan_bench(args.store, args.queries)
     if args.store is not None:
         return modes_bench(args.store, args.queries)
     rng = random.Random(20)
@@ -157,6 +164,78 @@ def modes_bench(folder: Path, n: int, seed: int = 20) -> None:
     out = RESULTS / f"search-modes-{result['messages']}.json"
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
+
+
+def _open(folder: Path):
+    from chatmem.config import load_config
+    from chatmem.store import Store
+
+    return Store.open(folder / "home", config=load_config(str(folder / "config.yaml")))
+
+
+def catch_up_bench(folder: Path) -> None:
+    """Every message of the store embedded anew, as `reindex` or an upgrade does: CPU, wall, RSS."""
+    import os
+    import resource
+
+    store = _open(folder)
+    store.vectors.clear()
+    load0 = os.getloadavg()
+    t0, c0 = time.perf_counter(), time.process_time()
+    n = store.catch_up_vectors()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    result = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "embedded": n,
+              "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cpu_s_per_100k": round(cpu / n * 1e5, 2),
+              "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+              "bytes_per_message": round(store.vectors.nbytes() / store.vectors.count(), 1),
+              "mb_total": round(store.vectors.nbytes() / 2**20, 1), "load": [load0, os.getloadavg()]}
+    store.close()
+    print(json.dumps(result), file=sys.stderr)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"vectors-catch-up-{n}.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+def scan_bench(folder: Path, n: int, shortlists: tuple[int, ...] = (1000, 4000, 16000)) -> None:
+    """How many of the exact 10 nearest (int8 cosine over every row) the two-step scan returns,
+    for English questions (the labelled set's) and generated any-word queries, per shortlist."""
+    import os
+
+    import numpy as np
+    from eval_queries import load_queries
+
+    from chatmem.store.embedder import load_embedder
+
+    store = _open(folder)
+    e = load_embedder()
+    data = store.vectors._load()
+    vec = data.vec_rows(np.arange(data.n)).astype(np.float32)
+    vec /= np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-9)
+    texts = [q.query for q in load_queries()][:n]
+    rng = random.Random(20)
+    maker = TextMaker(Vocabulary(8))
+    texts += ["what did they say about " + maker.text(rng) for _ in range(n)]
+    result: dict = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "rows": int(data.n),
+                    "queries": len(texts), "model": e.name, "load_before": os.getloadavg(), "shortlists": {}}
+    exact = []
+    for t in texts:
+        sims = vec @ e.embed([t])[0]
+        exact.append(set(np.argpartition(-sims, 10)[:10].tolist()))
+    for size in shortlists:
+        overlap, cpus = [], []
+        for t, want in zip(texts, exact):
+            q = e.embed([t])[0]
+            c0 = time.process_time()
+            got = store.vectors.search(q, 10, shortlist=size)
+            cpus.append((time.process_time() - c0) * 1000)
+            ids = {data.ids[i] for i in want}
+            overlap.append(sum(g.encode() in ids for g, _ in got) / 10)
+        result["shortlists"][size] = {"overlap_at_10": round(float(np.mean(overlap)), 3),
+                                      "cpu_ms_p50": percentile(cpus, 50), "cpu_ms_p95": percentile(cpus, 95)}
+        print(size, result["shortlists"][size], file=sys.stderr)
+    result["load_after"] = os.getloadavg()
+    store.close()
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"vectors-scan-{data.n}.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
 _position = [0]
