@@ -38,8 +38,10 @@ STATE = "state.json"
 FORMAT = 2  # 2: vectors of the distilled MiniLM table (1: WordLlama's)
 EMBED_BATCH = 2048
 # rows re-scored by int8 cosine after the Hamming pass. On 940k real vectors the scan's top 10
-# held 0.76 of the exact top 10 with 1,000, 0.88 with 4,000, 0.95 with 16,000 (benchmarks/NOTES.md)
-SHORTLIST = 4000
+# held 0.76 of the exact top 10 with 1,000, 0.88 with 4,000, 0.95 with 16,000; but 4,000 costs
+# ~9 ms more CPU a search (rows read from the memory-mapped file) and put hybrid's any-word p95
+# at 1M over 60 ms (benchmarks/NOTES.md)
+SHORTLIST = 1000
 MAX_SEGMENTS = 12  # more than this and the next catch-up merges them into one
 CONTEXT_MAX_CHARS = 0  # neighbours' text added to short messages (0: off; see benchmarks)
 COLUMNS = ("ids", "vec", "chat", "person", "ts")
