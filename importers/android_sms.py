@@ -429,8 +429,7 @@ class _Run:
         parsed_keys: list[tuple[int, tuple]] = []
         self.keys = []
         try:
-            for i, data in blocks_of(self.path, found, list(range(len(found.blocks)))):
-                b = found.blocks[i]
+            for i, b in enumerate(found.blocks):
                 f = was.get(b.digest)
                 if (f is not None and b.digest not in twice and not f.get("x") and f["i"] > last
                         and (not f["c"][1] or (same_path and f.get("o") == self.counts["mms"]))):
@@ -450,6 +449,7 @@ class _Run:
                     continue
                 offset = self.counts["mms"]
                 start = len(self.keys)
+                ((_i, data),) = blocks_of(self.path, found, [i])  # only a block read is read again
                 out.extend(self._block(i, elements(data, found.root)))
                 self.fact["o"] = offset
                 facts[i] = self.fact
