@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -88,6 +89,55 @@ class Occurrences:
         n = self._seen[key]
         self._seen[key] = n + 1
         return n
+
+
+class HashedOccurrences:
+    """`Occurrences` for keys of strings, in memory that barely grows: each key is kept as a
+    64-bit digest in an open-addressing table (16 bytes a key at most), not as its strings (a
+    million message texts held to the end of an import). Two different keys with the same
+    digest (about one chance in 10^7 in a million keys) would be numbered as one; the same
+    keys always get the same numbers.
+
+    >>> occ = HashedOccurrences(); occ.next(("a", "1")), occ.next(("a", "1")), occ.next(("b",))
+    (0, 1, 0)
+    """
+
+    def __init__(self) -> None:
+        self._table = array("Q", bytes(8 * 1024))
+        self._mask = 1023
+        self._used = 0
+        self._repeats: dict[int, int] = {}
+
+    def next(self, key: tuple[str, ...]) -> int:
+        h = int.from_bytes(hashlib.blake2b("\x1f".join(key).encode("utf-8", "surrogatepass"),
+                                           digest_size=8).digest(), "little") or 1
+        table, mask = self._table, self._mask
+        slot = h & mask
+        while True:
+            there = table[slot]
+            if there == h:
+                n = self._repeats.get(h, 1)
+                self._repeats[h] = n + 1
+                return n
+            if not there:
+                break
+            slot = (slot + 1) & mask
+        table[slot] = h
+        self._used += 1
+        if self._used * 2 > mask:
+            self._grow()
+        return 0
+
+    def _grow(self) -> None:
+        old = self._table
+        self._table = table = array("Q", bytes(8 * 2 * len(old)))
+        self._mask = mask = len(table) - 1
+        for h in old:
+            if h:
+                slot = h & mask
+                while table[slot]:
+                    slot = (slot + 1) & mask
+                table[slot] = h
 
 
 def utc(dt: datetime) -> datetime:

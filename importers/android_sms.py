@@ -49,9 +49,9 @@ from chatmem.records import (
     Call,
     Chat,
     Estimate,
+    HashedOccurrences,
     ImportOptions,
     Message,
-    Occurrences,
     Problem,
     Record,
     SourceState,
@@ -166,7 +166,7 @@ class _Run:
         self.owner = {phone_key(h) for h in options.owner_handles}
         self.chats: dict[str, Chat] = {}
         self.yielded: set[str] = set()  # chat keys already given to the store
-        self.occurrences = Occurrences()
+        self.occurrences = HashedOccurrences()  # a million texts are not kept to the end
         self.counts = {"sms": 0, "mms": 0, "call": 0, "draft": 0, "embedded": 0}
         self.keys: list[tuple] | None = None  # the natural keys of the records made, when asked
         self.dates: list[int] = []  # times of repeated natural keys (occurrence > 0)
