@@ -56,7 +56,7 @@ class Block:
 class Scan:
     root: str  # "smses" or "calls"
     count: int | None  # the root's `count` attribute
-    context: str  # digest of what every block's parse depends on: the prologue's declarations
+    context: str  # digest of what every block's parse depends on: the encoding, the root
     blocks: list[Block] = field(default_factory=list)
 
 
@@ -106,7 +106,10 @@ def _scan(f, path: Path) -> tuple[Scan | None, str]:
         ET.fromstring(head[:m.end()] + tail[end_tag:])
     except ET.ParseError as e:
         return None, f"its prologue does not parse ({e})"
-    out = Scan(root, int(count_m.group(1)) if count_m else None, _digest(prologue.strip() + b"\x00" + root.encode()))
+    # what the blocks' parse depends on: the encoding and the root (not the prologue's comments:
+    # the app writes its creation time there, different in every backup)
+    encoding = enc.group(1).lower().replace(b"_", b"-") if enc else b"utf-8"
+    out = Scan(root, int(count_m.group(1)) if count_m else None, _digest(encoding + b"\x00" + root.encode()))
     line = 1 + head[:m.end()].count(b"\n")
     column = m.end() - (head.rfind(b"\n", 0, m.end()) + 1)
     _cut(f, body_start, body_end, line, column, out.blocks)

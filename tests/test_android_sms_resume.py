@@ -45,9 +45,12 @@ def items(n: int = N) -> list[str]:
     return [element(i) for i in range(n)]
 
 
-def write(path: Path, elements: list[str]) -> Path:
+def write(path: Path, elements: list[str], comment: str = COMMENT) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    return write_sms(path, "smses", elements, COMMENT)
+    return write_sms(path, "smses", elements, comment)
+
+
+LATER = COMMENT.replace("02/03/2024 11:00:00", "09/03/2024 18:30:00")  # the app's next backup
 
 
 def parsed(report: dict) -> tuple[int, int]:
@@ -72,7 +75,7 @@ def reimport_equals_whole(tmp_path: Path, home: Path, path: Path, newer: list[st
     the old file then the new one reading everything makes."""
     old = tmp_path / "old.xml"
     old.write_bytes(path.read_bytes())
-    write(path, newer)
+    write(path, newer, LATER)  # a later backup: its header comment names another time
     later(path)
     report = import_path(home, path)
     whole = tmp_path / "whole"
