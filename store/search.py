@@ -569,8 +569,9 @@ class _Plan:
                 q = Q.AndMaybe(q, Q.Or([self.build(c) for c in light], boost=FUNCTION_BOOST))
         else:
             both = [self.build(c, under=under) for c in pos]
-            # Whoosh drops a NullQuery from an And: a subset of nothing must stay nothing
-            q = Q.NullQuery if under and any(b is Q.NullQuery for b in both) else Q.And(both)
+            # Whoosh drops a NullQuery from an And: a part that matches nothing (a prefix* no
+            # word starts with, an OR of such) makes the whole AND match nothing
+            q = Q.NullQuery if any(b.normalize() is Q.NullQuery for b in both) else Q.And(both)
         if neg:
             q = Q.AndNot(q, Q.Or([self.build(c, under=not under) for c in neg]))
         return q

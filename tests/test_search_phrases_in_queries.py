@@ -104,3 +104,24 @@ def test_a_phrase_is_found_in_what_the_index_read_of_a_call(store):
     r = find(store, '"ferry tickets"')  # its summary
     assert r["total"] == 1 and r["results"][0]["kind"] == "call"
     assert find(store, '"tickets ferry"')["total"] == 0
+
+
+@pytest.mark.parametrize("query", ['"the plan" zzq*', "plan zzq*", "zzq* plan", "plan (zzq* OR qqz*)",
+                                   '"lantern festival" (zzq* OR qqz*)'])
+def test_a_part_that_matches_nothing_makes_its_and_match_nothing(store, query):
+    # a prefix no word starts with is a part like any other: all parts must hold
+    r = find(store, query)
+    assert r["results"] == [] and r["total"] == 0 and r["matching"] == "all words"
+
+
+def test_an_or_branch_that_matches_nothing_leaves_the_other_branch(store):
+    r = find(store, '("lantern festival" zzq*) OR marathon')
+    assert contents(r) == {TEXTS["marathon"]}
+    assert contents(find(store, "(plan zzq*) OR marathon")) == {TEXTS["marathon"]}
+    assert contents(find(store, "marathon OR zzq*")) == {TEXTS["marathon"]}
+
+
+def test_excluding_what_matches_nothing_excludes_nothing(store):
+    plans = {TEXTS["the plan"], TEXTS["apart plan"], TEXTS["plan draft"]}
+    assert contents(find(store, "plan -zzq*")) >= plans
+    assert contents(find(store, "plan -(zzq* OR marathon)")) >= plans
