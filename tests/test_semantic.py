@@ -301,3 +301,23 @@ def test_the_vector_scan_finds_the_exact_nearest_the_filters_allow(tmp_path, fil
     got = vs.search(query, 10, shortlist=n, **kwargs)
     assert [i for i, _ in got] == [f"m_{i:04d}" for i in expected]
     assert np.allclose([s for _, s in got], cos[expected], atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_search_reads_its_query_once(sem_store, config, mode, monkeypatch):
+    """The query is parsed once per search, the hybrid search's keyword leg included (it was
+    read three times); the results are those of the same search before."""
+    from chatmem.tools import search as search_tool
+
+    before = search_memory(sem_store, config.seat(None), "rope OR knot", mode=mode, limit=5)
+    reads: list[str] = []
+    real = search_tool.parse_query
+
+    def counted(text: str):
+        reads.append(text)
+        return real(text)
+
+    monkeypatch.setattr(search_tool, "parse_query", counted)
+    after = search_memory(sem_store, config.seat(None), "rope OR knot", mode=mode, limit=5)
+    assert reads == ["rope OR knot"]
+    assert [(r["id"], r["score"]) for r in after["results"]] == [(r["id"], r["score"]) for r in before["results"]]

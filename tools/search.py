@@ -80,12 +80,26 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
     query with operators is answered by keyword search.
     `attachment_type` (image, video, audio, document, other) keeps messages with such a file;
     it is a keyword search (by meaning, files are not told apart)."""
+    # the query is read once, here: the hybrid search's keyword leg reuses it
+    parsed = (parse_query(query) if isinstance(query, str) and query.strip() and len(query) <= MAX_QUERY_CHARS
+              else None)
+    return _search_memory(store, seat, query, parsed, platform=platform, source=source, sender=sender,
+                          group=group, since=since, until=until, limit=limit, sort=sort, person=person,
+                          offset=offset, mode=mode, attachment_type=attachment_type)
+
+
+def _search_memory(store: Store, seat: Seat, query: str, parsed: ParsedQuery | None,
+                   platform: str | None = None, source: str | None = None, sender: str | None = None,
+                   group: bool | None = None, since: str | None = None, until: str | None = None,
+                   limit: int = 10,
+                   sort: str = "relevance", person: str | None = None, offset: int = 0,
+                   mode: str | None = None, attachment_type: str | None = None) -> SearchResult:
+    """search_memory with its query read (`parsed`: None for an empty or invalid one)."""
     timer = Timer()
     types = _attachment_types(attachment_type)
     if types is not None and mode in ("semantic", "hybrid"):
         raise ArgumentError(f"attachment_type works with mode keyword, not {mode}")
-    operators = (isinstance(query, str) and 0 < len(query.strip()) and len(query) <= MAX_QUERY_CHARS
-                 and bool(parse_query(query).operators))
+    operators = parsed is not None and bool(parsed.operators)
     if operators and mode == "semantic":
         raise ArgumentError("operators (from:, in:, with:, after:, before:, has:, is:, platform:, "
                             "text:) work with mode keyword or hybrid, not semantic: give the "
@@ -117,10 +131,11 @@ def search_memory(store: Store, seat: Seat, query: str, platform: str | None = N
     if t_since and t_until and t_since > t_until:
         raise ArgumentError(f"since ({since}) must not be after until ({until})")
 
-    parsed = parse_query(query) if query.strip() else ParsedQuery(None)
+    if parsed is None:
+        parsed = ParsedQuery(None)
     if mode != "keyword" and query.strip():
         def keyword(**kw: Any) -> SearchResult:
-            return search_memory(store, seat, **kw)
+            return _search_memory(store, seat, kw.pop("query"), parsed, **kw)
 
         def load(page: list[tuple[str, float]]) -> list[SearchHit]:
             return _load_results(store, seat, list(page), frozenset())
