@@ -66,6 +66,17 @@ def message_digest(msg: rec.Message) -> str:
     return h.hexdigest()
 
 
+def _edited_before(extra: dict | None, than: dict | None) -> bool:
+    """Do both say when the message was last edited (`edited_at`), `extra` earlier than `than`?"""
+    a, b = (extra or {}).get("edited_at"), (than or {}).get("edited_at")
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    try:
+        return datetime.fromisoformat(a) < datetime.fromisoformat(b)
+    except (TypeError, ValueError):  # unreadable, or one with a zone and one without
+        return False
+
+
 def message_row(msg: rec.Message, digest: str, seq: int, ordinal: int, person_id: str | None,
                 run_id: int | None) -> dict[str, Any]:
     """The messages-table row of a record: every writer of messages builds it here."""
@@ -497,8 +508,20 @@ class Ingest:
         known_texts.update(v.text for v in new_versions)
         text = msg.text or ""
         old_text = old.get("text") or ""
+        st = m.RecordSource.__table__
+        cur = None
+        if self.conn.execute(select(st.c.record_id).where(st.c.record_id == target)).first():
+            cur = self.conn.execute(select(mt.c.guid, mt.c.reply_to, mt.c.sender_handle, mt.c.extra)
+                                    .where(mt.c.id == target)).one()
+        later_edit = (cur is not None and msg.edited and not msg.deleted and bool(old_text)
+                      and _edited_before(msg.extra, cur.extra))
         if msg.deleted and old_text and not old.get("deleted"):
             text = old_text  # deleted for everyone after we had read it: keep what it said
+        elif later_edit:  # another export showed a later edit: it stays, this text is a version
+            if text and text != old_text and text not in known_texts:
+                rows += self._version_rows(target, [rec.Version(text, None)], "source",
+                                           start=len(known) + len(rows))
+            text = old_text
         elif old_text and old_text != text and old_text not in known_texts:
             rows += self._version_rows(target, [rec.Version(old_text, None)], "earlier-import",
                                        start=len(known) + len(rows))
@@ -511,14 +534,13 @@ class Ingest:
         values["edited"] = msg.edited or bool(rows) or bool(known)
         values["deleted"] = msg.deleted or bool(old.get("deleted"))
         atts = msg.attachments
-        st = m.RecordSource.__table__
-        if self.conn.execute(select(st.c.record_id).where(st.c.record_id == target)).first():
+        if cur is not None:
             # completed from another export: what that export added stays
-            cur = self.conn.execute(select(mt.c.guid, mt.c.reply_to, mt.c.sender_handle, mt.c.extra)
-                                    .where(mt.c.id == target)).one()
             for key in ("guid", "reply_to", "sender_handle"):
                 values[key] = values[key] or getattr(cur, key)
             values["extra"] = {**(cur.extra or {}), **values["extra"]}
+            if later_edit:
+                values["extra"]["edited_at"] = cur.extra["edited_at"]
             atts = merge_attachments(self._stored_attachments(target), atts) if atts else atts
         if atts:
             self._replace_attachments(target, atts)
@@ -559,12 +581,17 @@ class Ingest:
         new_versions = [v for v in msg.versions if v.text not in set(known)]
         if (msg.edited and not msg.deleted and cur.text and msg.text
                 and fold_text(msg.text) != fold_text(cur.text)):
-            # a newer export shows it edited: its text is current, the stored one a version
-            values["text"] = msg.text
-            if cur.text not in known and cur.text not in {v.text for v in new_versions}:
-                self.conn.execute(vt.insert(), self._version_rows(
-                    target, [rec.Version(cur.text, None)], "earlier-import", start=len(known)))
-                known.append(cur.text)
+            if _edited_before(msg.extra, cur.extra):
+                # an earlier edit than the one shown (both exports say when): a version
+                if msg.text not in known and msg.text not in {v.text for v in new_versions}:
+                    new_versions.append(rec.Version(msg.text, None))
+            else:
+                # a newer export shows it edited: its text is current, the stored one a version
+                values["text"] = msg.text
+                if cur.text not in known and cur.text not in {v.text for v in new_versions}:
+                    self.conn.execute(vt.insert(), self._version_rows(
+                        target, [rec.Version(cur.text, None)], "earlier-import", start=len(known)))
+                    known.append(cur.text)
         if msg.deleted and not cur.deleted:
             values["deleted"] = True
         if (msg.edited or msg.versions) and not cur.edited:
@@ -575,6 +602,8 @@ class Ingest:
                    *((cur.extra or {}).get("sources") or [])}
         values["extra"] = {**msg.extra, **(cur.extra or {}),
                            "sources": sorted(o for o in origins if o)}
+        if "text" in values and msg.extra.get("edited_at"):  # the edit shown is this one
+            values["extra"]["edited_at"] = msg.extra["edited_at"]
         if new_versions:
             self.conn.execute(vt.insert(), self._version_rows(target, new_versions, "source",
                                                               start=len(known)))

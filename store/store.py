@@ -58,6 +58,11 @@ def _inserted_id(result: CursorResult) -> int:
     return int(key[0])
 
 
+# sources.state key: what a resumed import of the source must know is unchanged since its last
+# import ({"seq": that ingest's number, "run": its run id, "chats": the chats it holds})
+HELD_STATE = "held"
+
+
 class Store:
     """Open with `Store.open(home)`; use as a context manager or call `close()`."""
 
@@ -285,6 +290,12 @@ class Store:
             if earlier is not None:
                 state[rec.RESUME_STATE] = earlier[1]
                 report.notes.append(f"a newer export of {earlier[0]}: compared with its last import")
+                state[HELD_STATE] = self._held(earlier[0])
+        if rec.RESUME_STATE in state:
+            why = self._changed_elsewhere(state.get(HELD_STATE), key if known is not None else None)
+            if why:  # what it skips may no longer be what the store has: a whole read decides
+                state.pop(rec.RESUME_STATE)
+                report.notes.append(f"read whole: {why}")
         shared = self._shared_aliases(importer.platform, key)
         if shared:
             state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
@@ -312,8 +323,12 @@ class Store:
                 if ingest.records == 0:
                     raise FormatError(f"{path}: found nothing to import (an empty file, or not "
                                       f"a {importer.platform} export?)")
+                held = state.get(HELD_STATE) if rec.RESUME_STATE in state else None
                 state = dict(ingest.state.state if ingest.state else (known.state if known else {}))
                 state[CONTENT_STATE], state[SIZE_STATE] = check.digest(), check.size
+                chats = set(held.get("chats") or ()) if isinstance(held, dict) else set()
+                state[HELD_STATE] = {"seq": ingest.seq, "run": run_id,
+                                     "chats": sorted(chats | ingest.touched_chats)}
                 report.run_id = run_id
                 report.seconds = time.monotonic() - started
                 values = {"platform": importer.platform, "options": opt_record, "fingerprint": fp,
@@ -369,6 +384,42 @@ class Store:
                     found.append((rank, -when.timestamp(), other, resume))
         best = min(found, key=lambda f: f[:2], default=None)
         return (best[2], best[3]) if best is not None else None
+
+    def _held(self, path: str) -> dict[str, Any] | None:
+        """What the last import of the source at `path` held (HELD_STATE)."""
+        st = m.Source.__table__
+        with self.read() as conn:
+            state = conn.execute(select(st.c.state).where(st.c.path == path)).scalar()
+        return (state or {}).get(HELD_STATE)
+
+    def _changed_elsewhere(self, held: Any, own: str | None) -> str | None:
+        """Why a resumed import cannot skip what its last import (`held`) left unchanged: a
+        message or call it had, in one of its chats, that another import changed since (an
+        edit, a deletion, a merge), so that reading it again may change what the store shows;
+        None when nothing did. `own` is the source's path (None for a newer export under
+        another name: every import of its earlier export counts as another's then, and so
+        does any message that export completed, which this one would complete again)."""
+        if not isinstance(held, dict) or not isinstance(held.get("seq"), int) or held.get("run") is None:
+            return "the last import did not record what it held"
+        runs = m.ImportRun.__table__
+        with self.read() as conn:
+            mine = [r for r, in conn.execute(select(runs.c.id).where(runs.c.path == own))] if own else []
+            chats = set(held.get("chats") or ())
+            for table in (m.Message.__table__, m.Call.__table__):
+                # rows written by a later import that were there at the last one (inserted by
+                # a run up to its own), not by this source itself
+                rows = conn.execute(select(table.c.chat_id, table.c.run_id)
+                                    .where(table.c.seq > held["seq"], table.c.run_id <= held["run"]))
+                if any(chat in chats and run not in mine for chat, run in rows):
+                    return ("another export changed messages of its chats since its last import "
+                            "(the whole export is compared)")
+            if own is None:
+                donor = conn.execute(select(runs.c.path).where(runs.c.id == held["run"])).scalar()
+                rs = m.RecordSource.__table__
+                if donor and conn.execute(select(rs.c.record_id).where(rs.c.origin == donor).limit(1)).first():
+                    return ("the earlier export completed messages another export had; this one "
+                            "is a source of them too (the whole export is compared)")
+        return None
 
     def _shared_aliases(self, platform: str, path: str) -> dict[str, str]:
         """Chat names learned from every other export of this platform (a group renamed since
