@@ -1,7 +1,8 @@
 """Keeping the store private on a shared machine.
 
 The store holds every message a person ever wrote, so its folders are 0700 and its files 0600
-whatever the umask: the database (SQLite gives its -wal and -shm files the database file's
+whatever the umask (bits are only taken away, never added: a database made read-only on
+purpose stays so): the database (SQLite gives its -wal and -shm files the database file's
 mode), the index segments and state file, lock files, and exports written to a file.
 `exposed(home)` lists what other users could read or change in an existing store; `Store.open`
 warns with it, and `chatmem doctor` can report the same.
@@ -46,13 +47,28 @@ def make_private(folder: Path) -> None:
 
 
 def _chmod(path: Path, mode: int) -> None:
+    """`path` without the bits `mode` does not give; none is added (a database the user made
+    read-only stays read-only)."""
     try:
         st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
+        if stat.S_ISLNK(st.st_mode):
             return
-        os.chmod(path, mode)
+        now = stat.S_IMODE(st.st_mode)
+        want = now & mode
+        if want != now:
+            os.chmod(path, want)
     except OSError:  # gone meanwhile (a merged index segment), or not ours: exposed() says so
         pass
+
+
+def read_only_file(path: Path) -> bool:
+    """Is `path` a file that may not be written: its owner's write bit cleared on purpose (which
+    root, whom modes do not stop, is held to as well), or not writable by this user?"""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return not st.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK)
 
 
 def exposed(home: Path) -> list[Path]:

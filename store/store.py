@@ -25,7 +25,13 @@ from . import models as m
 from .db import SQLITE_FILE, current_seq, init_schema, make_engine, sqlite_url, write_connection
 from .index import INDEX_TEXT_CHARS, FullTextIndex, IndexDoc, count_changed, documents
 from .ingest import Ingest
-from .permissions import PRIVATE_DIR, create_private_file, make_private, permission_warnings
+from .permissions import (
+    PRIVATE_DIR,
+    create_private_file,
+    make_private,
+    permission_warnings,
+    read_only_file,
+)
 from .quick import (
     CONTENT_STATE,
     IMPORT_LOCK,
@@ -103,6 +109,8 @@ class Store:
             raise StoreError(f"the store folder {home} is read-only: imports and other changes "
                              "need a folder they can write (reads work from read-only media)")
         warnings = [] if new else permission_warnings(home)
+        if url is None and read_only_file(home / SQLITE_FILE):
+            raise StoreError(_read_only_database(home))
         if url is None:  # private before SQLite writes a byte (its -wal/-shm take this mode)
             create_private_file(home / SQLITE_FILE)
         engine = make_engine(url or sqlite_url(home))
@@ -128,7 +136,7 @@ class Store:
             raise NoStore(f"no chatmem store at {home}: import an export first "
                           f"(`chatmem --home {home} import PATH`), or point --home or "
                           "CHATMEM_HOME at the store you imported into")
-        writable = os.access(home, os.W_OK)
+        writable = os.access(home, os.W_OK) and (url is not None or not read_only_file(home / SQLITE_FILE))
         warnings = permission_warnings(home)
         if url is None and not writable:
             url_ro, unmerged = sqlite_read_only_url(home)
@@ -651,9 +659,18 @@ def skipped_link_report(link: Path) -> Report:
                          "link on the command line to import what it points to"])
 
 
+def _read_only_database(home: Path) -> str:
+    db = home / SQLITE_FILE
+    return (f"the store's database {db} is read-only: imports and other changes need it writable "
+            f"(chmod u+w '{db}'); reads work as it is")
+
+
 def _explain_write_error(e: Exception, home: Path) -> str:
     text = str(getattr(e, "orig", e))
     low = text.lower()
+    if ("readonly" in low or "read-only" in low) and read_only_file(home / SQLITE_FILE) \
+            and os.access(home, os.W_OK):
+        return _read_only_database(home)
     if "readonly" in low or "read-only" in low:
         return f"the store {home} is read-only ({text}); check the permissions of the store folder"
     if "disk is full" in low or "no space" in low:

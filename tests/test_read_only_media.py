@@ -96,12 +96,21 @@ def _not_mine(copy_from: Path, folder: Path) -> list[str] | None:
     return ["unshare", "-U"]
 
 
-@pytest.fixture(params=["read-only filesystem", "another user's folder"])
+@pytest.fixture(params=["read-only filesystem", "another user's folder", "a read-only database file"])
 def read_only(request, built, tmp_path):
     yield from _read_only(request.param, built, tmp_path)
 
 
 def _read_only(way: str, source: Path, tmp_path: Path):
+    if way == "a read-only database file":
+        # the user's own store in a folder they can write, its database made read-only on
+        # purpose (chmod 0400): chatmem keeps it so, even as root (whom modes do not stop)
+        home = tmp_path / "mine" / "store"
+        shutil.copytree(source, home)
+        (home / "chatmem.db").chmod(0o400)
+        yield ReadOnlyStore(home, [])
+        assert (home / "chatmem.db").stat().st_mode & 0o777 == 0o400
+        return
     if way == "read-only filesystem":
         mnt = tmp_path / "media"
         home = _mount_read_only(source, mnt)

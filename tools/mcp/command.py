@@ -30,6 +30,8 @@ def serve(app: AppContext, use_http: bool, host: str, port: int, seat_name: str 
     import os
 
     from chatmem.config import resolve_home
+    from chatmem.store.db import SQLITE_FILE
+    from chatmem.store.permissions import read_only_file
 
     from .server import serve_http, serve_stdio, setup_logging
 
@@ -37,9 +39,11 @@ def serve(app: AppContext, use_http: bool, host: str, port: int, seat_name: str 
         app.seat_name = seat_name
     setup_logging()
     app.seat()  # an unknown seat is an error before anything is opened
-    # a store on read-only media is served for reading; its write tools say it is read-only
+    # a store on read-only media (or whose database was made read-only) is served for
+    # reading; its write tools say it is read-only
     home = resolve_home(app.home)
-    store = app.store(write=not (home.is_dir() and not os.access(home, os.W_OK)))
+    store = app.store(write=not (home.is_dir() and (not os.access(home, os.W_OK)
+                                                    or read_only_file(home / SQLITE_FILE))))
     try:
         if use_http:
             serve_http(app, store, host, port)
