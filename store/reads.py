@@ -267,15 +267,18 @@ class Reader:
     def count_calls(self, chat_id: str, since: datetime | None = None) -> int:
         return windows.call_count(self.conn, chat_id, since)
 
-    def count_newer(self, chat_id: str, when: datetime | None) -> int:
-        """Messages and calls in the chat after `when` (all of them when `when` is None)."""
-        m_cond = _mt.c.chat_id == chat_id
-        c_cond = _ct.c.chat_id == chat_id
+    def count_newer(self, chat: Row, when: datetime | None) -> int:
+        """Messages and calls in the chat (its row) after `when` (all of them when `when` is
+        None). The messages from the chat's kept counts (store/windows.py), not along the chat."""
+        c_cond = _ct.c.chat_id == chat.id
         if when is not None:
-            m_cond = m_cond & (_mt.c.sent_at > when)
             c_cond = c_cond & (_ct.c.started_at > when)
-        return (self.conn.execute(select(func.count()).select_from(_mt).where(m_cond)).scalar_one()
-                + self.conn.execute(select(func.count()).select_from(_ct).where(c_cond)).scalar_one())
+        calls = self.conn.execute(select(func.count()).select_from(_ct).where(c_cond)).scalar_one()
+        messages = windows.message_count(self.conn, chat, when)  # at or after `when`
+        if when is not None and messages:
+            messages -= self.conn.execute(select(func.count()).select_from(_mt).where(
+                (_mt.c.chat_id == chat.id) & (_mt.c.sent_at == when))).scalar_one()
+        return messages + calls
 
     def item_times(self, chat_id: str, ids: list[str]) -> dict[str, datetime]:
         """id -> time for those of `ids` (aliases followed) that are messages or calls of the

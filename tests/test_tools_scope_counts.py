@@ -193,3 +193,32 @@ def test_history_offset_pages_back_through_the_turns(loaded, seats):
     assert [t["turnNumber"] for t in second["turns"]] == list(range(total - 19, total - 9))
     last = get_conversation_history(loaded, seats["owner"], lena, max_turns=50, offset=40)
     assert [t["turnNumber"] for t in last["turns"]] == list(range(1, total - 39))
+
+
+def test_messages_since_counts_across_months_and_not_the_cited_minute(tmp_path):
+    """The memory's `messages_since` (read from the chat's month counts): messages strictly
+    after the newest cited one, over many months, not one sent at the same instant."""
+    from tool_helpers import jsonl_store
+
+    cited = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
+    chat = "Long haul"
+
+    def msg(when: datetime, who: str, text: str) -> dict:
+        return {"platform": "telegram", "chat": chat, "sender": who, "timestamp": when.isoformat(),
+                "text": text}
+
+    records = [{"type": "chat", "platform": "telegram", "chat": chat, "group": True,
+                "participants": ["Anna Berg", "Ben Ortiz"]}]
+    records += [msg(cited - timedelta(days=9 * k), "Anna Berg", f"before {k}") for k in range(1, 40)]
+    records += [msg(cited, "Anna Berg", "the cited one"), msg(cited, "Ben Ortiz", "at the same instant")]
+    records += [msg(cited + timedelta(days=11 * k, minutes=k), "Ben Ortiz", f"after {k}") for k in range(1, 21)]
+    store = jsonl_store(tmp_path, records, "timezone: UTC\n")
+    try:
+        owner = store.config.seat(None)
+        source = chat_source(store, chat, "telegram")
+        found = search_memory(store, owner, '"the cited one"', mode="keyword")["results"][0]
+        save_memory(store, owner, source, "A long haul.", [found["id"]])
+        m = get_conversation_context(store, owner, source, include_memory=True)["memory"]
+        assert m["status"] == "stale" and m["freshness"]["messages_since"] == 20
+    finally:
+        store.close()

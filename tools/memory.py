@@ -50,7 +50,7 @@ def memory_info(r: Reader, seat: Seat, chat: Any, tz: tzinfo) -> MemoryInfo:
         return {"status": "missing"}
     # newer than both the saving and the newest cited item: a memory just saved is fresh
     edge = max(d for d in (row.created_at, row.newest_cited_at) if d is not None)
-    since = r.count_newer(chat.id, edge)
+    since = r.count_newer(chat, edge)
     text = masker(seat)(row.text)
     return {
         "status": "stale" if since else "ok",
