@@ -67,6 +67,9 @@ def _inserted_id(result: CursorResult) -> int:
 # sources.state key: what a resumed import of the source must know is unchanged since its last
 # import ({"seq": that ingest's number, "run": its run id, "chats": the chats it holds})
 HELD_STATE = "held"
+# sources.state keys that say nothing of where an importer resumes: kept by a whole read
+# (every other key is an importer's: a `resume` state, iMessage's ROWID watermarks)
+NOT_RESUME = ("chat_aliases", CONTENT_STATE, SIZE_STATE, HELD_STATE)
 
 
 class Store:
@@ -292,17 +295,17 @@ class Store:
         if force or (known is not None and not known.fingerprint):
             # read it all again, not only what is new since the last import (a cleared
             # fingerprint: a chat of it was forgotten, and an import on purpose brings it back)
-            state.pop(rec.RESUME_STATE, None)
+            state = _whole(state)
         elif known is None:  # a newer export under a new name: compare with the last one's import
             earlier = self._earlier_export(importer.platform, path.resolve())
             if earlier is not None:
                 state[rec.RESUME_STATE] = earlier[1]
                 report.notes.append(f"a newer export of {earlier[0]}: compared with its last import")
                 state[HELD_STATE] = self._held(earlier[0])
-        if rec.RESUME_STATE in state:
+        if any(k not in NOT_RESUME for k in state):
             why = self._changed_elsewhere(state.get(HELD_STATE), key if known is not None else None)
             if why:  # what it skips may no longer be what the store has: a whole read decides
-                state.pop(rec.RESUME_STATE)
+                state = _whole(state)
                 report.notes.append(f"read whole: {why}")
         shared = self._shared_aliases(importer.platform, key)
         if shared:
@@ -331,7 +334,7 @@ class Store:
                 if ingest.records == 0:
                     raise FormatError(f"{path}: found nothing to import (an empty file, or not "
                                       f"a {importer.platform} export?)")
-                held = state.get(HELD_STATE) if rec.RESUME_STATE in state else None
+                held = state.get(HELD_STATE) if any(k not in NOT_RESUME for k in state) else None
                 state = dict(ingest.state.state if ingest.state else (known.state if known else {}))
                 state[CONTENT_STATE], state[SIZE_STATE] = check.digest(), check.size
                 chats = set(held.get("chats") or ()) if isinstance(held, dict) else set()
@@ -657,6 +660,11 @@ def skipped_link_report(link: Path) -> Report:
                   notes=[f"a symbolic link (to {target}); links inside a folder are not followed, "
                          "so an import never leaves the folder or goes round in circles; name the "
                          "link on the command line to import what it points to"])
+
+
+def _whole(state: dict[str, Any]) -> dict[str, Any]:
+    """A source's state without where its importer would resume: it reads everything."""
+    return {k: v for k, v in state.items() if k in NOT_RESUME}
 
 
 def _read_only_database(home: Path) -> str:

@@ -444,6 +444,9 @@ def test_fixture_imports_through_the_cli_and_again_adds_nothing(cli) -> None:
     again = cli.json("import", "--force", FIXTURE_DB.parent)
     assert sum(r["messages"]["new"] + r["messages"]["updated"] for r in again) == 0
     assert sum(r["calls"]["new"] for r in again) == 0
+    # --force reads it all again (the ROWID watermark did not let it read anything)
+    assert (sum(r["messages"]["unchanged"] for r in again if r["status"] != "skipped")
+            == sum(r["messages"]["new"] for r in first))
 
 
 def test_manifest_plist_damaged_falls_back_to_manifest_db(tmp_path: Path) -> None:
