@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .permissions import read_only_file
 from .report import Report
 
 SCHEMA_VERSION = 3  # the database's tables (store/models.py, migrations in store/db.py)
@@ -222,8 +223,8 @@ def unchanged_imports(home: Path, paths: Iterable[Path], platform: str | None,
     same bytes, new times) has its new fingerprint remembered, as the long way would."""
     started = time.monotonic()
     db = home / SQLITE_FILE
-    if not db.is_file() or not os.access(home, os.W_OK):
-        return None
+    if not db.is_file() or not os.access(home, os.W_OK) or read_only_file(db):
+        return None  # (a database made read-only: the long way says so, and writes nothing)
     lock = FileLock(home / IMPORT_LOCK)
     if not lock.acquire(wait=False):
         return None
