@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, and_, cast, func, or_, select
+from sqlalchemy import String, and_, cast, func, or_, select, tuple_
 from sqlalchemy.engine import Connection
 
 from chatmem.config import Seat
@@ -238,14 +238,21 @@ class Reader:
         return windows.newest_calls(self.conn, chat_id, limit, offset)
 
     def calls_newest_first(self, chat_id: str, since: datetime | None = None,
-                           before: datetime | None = None) -> Sequence[Row]:
-        """Every call of the chat (at or after `since`, before `before`), newest first."""
-        cond = _ct.c.chat_id == chat_id
-        if since is not None:
-            cond = cond & (_ct.c.started_at >= since)
-        if before is not None:
-            cond = cond & (_ct.c.started_at < before)
-        return self.conn.execute(select(_ct).where(cond).order_by(_ct.c.started_at.desc(), _ct.c.id.desc())).all()
+                           before: tuple[datetime, int, str] | None = None) -> Iterator[Row]:
+        """The chat's calls (at or after `since`, older than the position `before` in chat
+        order), newest first, read PAGE at a time: a window of a chat with thousands of calls
+        reads the few it shows."""
+        cond = _call_cond(chat_id, since, before)
+        last: Any = None
+        while True:
+            q = select(_ct).where(cond)
+            if last is not None:
+                q = q.where(tuple_(_ct.c.started_at, _ct.c.id) < tuple_(last.started_at, last.id))
+            rows = list(self.conn.execute(q.order_by(_ct.c.started_at.desc(), _ct.c.id.desc()).limit(PAGE)))
+            yield from rows
+            if len(rows) < PAGE:
+                return
+            last = rows[-1]
 
     def chat_messages_by_id(self, chat_id: str, ids: list[str]) -> dict[str, Row]:
         """Those of `ids` that are messages of this chat (brief rows), by id."""
@@ -264,8 +271,22 @@ class Reader:
         """Messages of the chat older than the position `before` (and at or after `since`)."""
         return windows.messages_before(self.conn, chat_id, before, since)
 
-    def count_calls(self, chat_id: str, since: datetime | None = None) -> int:
-        return windows.call_count(self.conn, chat_id, since)
+    def count_calls(self, chat_id: str, since: datetime | None = None,
+                    before: tuple[datetime, int, str] | None = None) -> int:
+        """Calls of the chat (at or after `since`, older than the position `before`)."""
+        if before is None:
+            return windows.call_count(self.conn, chat_id, since)
+        return int(self.conn.execute(select(func.count()).select_from(_ct)
+                                     .where(_call_cond(chat_id, since, before))).scalar_one())
+
+    def count_messages_older(self, chat_id: str, when: datetime) -> int:
+        """Messages of the chat sent before `when` (from the kept month counts)."""
+        return windows.messages_older(self.conn, chat_id, when)
+
+    def call_times(self, chat_id: str, limit: int) -> list[datetime]:
+        """The start times of the chat's `limit` newest calls, newest first."""
+        return list(self.conn.execute(select(_ct.c.started_at).where(_ct.c.chat_id == chat_id)
+                                      .order_by(_ct.c.started_at.desc(), _ct.c.id.desc()).limit(limit)).scalars())
 
     def count_newer(self, chat: Row, when: datetime | None) -> int:
         """Messages and calls in the chat (its row) after `when` (all of them when `when` is
@@ -424,3 +445,22 @@ class Reader:
 
         return current_seq(self.conn), int(self.conn.execute(
             select(func.count()).select_from(_mt)).scalar_one())
+
+
+def _call_cond(chat_id: str, since: datetime | None, before: tuple[datetime, int, str] | None) -> Any:
+    """A chat's calls at or after `since` and older than the position `before`: (time, ordinal,
+    id) of a message (its minute's calls are older: a message comes first at the same time),
+    (time, -1, id) of a call (its minute's calls of smaller id are older), (time, -1, "") of a
+    time."""
+    cond = _ct.c.chat_id == chat_id
+    if since is not None:
+        cond = cond & (_ct.c.started_at >= since)
+    if before is not None:
+        when, ordinal, ident = before
+        if ordinal >= 0:
+            cond = cond & (_ct.c.started_at <= when)
+        elif ident:
+            cond = cond & or_(_ct.c.started_at < when, and_(_ct.c.started_at == when, _ct.c.id < ident))
+        else:
+            cond = cond & (_ct.c.started_at < when)
+    return cond

@@ -15,6 +15,7 @@ budget for any language (benchmarks/token_budget.py measures it).
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
@@ -136,7 +137,7 @@ def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tup
         if call is None or call[0].chat_id != chat_id:
             raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
                                 f"{before!r} is not in it")
-        return (call[0].started_at, -1, "")
+        return (call[0].started_at, -1, call[0].id)
     when = parse_time(before, "before", tz)
     assert when is not None
     return (when, -1, "")
@@ -199,7 +200,14 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             memory, reported_used, used = fitted
 
         # the newest items, messages and calls merged, until the whole budget is spent
-        calls = r.calls_newest_first(chat.id, t_since, start[0] if start else None)
+        calls_read: list[Any] = []  # calls the merge has read, newest first
+
+        def calls_newest() -> Iterator[Any]:
+            for c in r.calls_newest_first(chat.id, t_since, start):
+                calls_read.append(c)
+                yield c
+
+        calls = calls_newest()
         first_page = min(PAGE, token_budget // MIN_ITEM_TOKENS + 8)  # most windows fit in one read
         messages = make.with_extras(r, r.message_pages(chat.id, t_since, start, first_page))
         stream = heapq.merge(
@@ -234,10 +242,20 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
             found = [rows[i] for i in wanted if i in rows]
             make.extras.update(r.message_extras(found))
             extras += [((m.sent_at, 1, m.ordinal, m.id), make.message(m)) for m in found]
-        extras += [((c.started_at, 0, 0, c.id), make.call(c)) for c in calls if c.id not in in_window]
+        costs = [item_cost(item) for _, item in extras]
+        # then the older calls, newest first, as many as could take the budget (the rest of a
+        # chat's thousands of calls could not fit: they are not read)
+        room = token_budget
+        for c in itertools.chain(list(calls_read), calls):
+            if room < 0:
+                break
+            if c.id not in in_window:
+                item = make.call(c)
+                extras.append(((c.started_at, 0, 0, c.id), item))
+                costs.append(item_cost(item))
+                room -= costs[-1][1]
 
         if extras:
-            costs = [item_cost(item) for _, item in extras]
             reserve = min(token_budget // 2, sum(f for _, f in costs))
             given_back = []
             while window and used > token_budget - reserve:
@@ -257,10 +275,11 @@ def get_conversation_context(store: Store, seat: Seat, conversation_id: str, tok
                 used += kept[3]
                 reported_used += kept[2]
 
+        n_calls = r.count_calls(chat.id, t_since, start)
         if start is None:
-            total = r.count_messages(chat, t_since) + len(calls)
+            total = r.count_messages(chat, t_since) + n_calls
         else:
-            total = r.count_messages_before(chat.id, start, t_since) + len(calls)
+            total = r.count_messages_before(chat.id, start, t_since) + n_calls
 
     items = [item for _, item, _, _ in sorted(window, key=lambda e: e[0], reverse=True)]
     result: ConversationContextResult = {
