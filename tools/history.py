@@ -60,21 +60,20 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
         chat = r.chat(seat, conversation_id, include_expired=True)
         if chat is None:
             return {"turns": [], "totalTurns": 0, "subject": None, "isExpired": False}
-        n_calls = r.count_calls(chat.id)
-        total = r.count_messages(chat) + n_calls
+        n_messages, n_calls = r.count_messages(chat), r.count_calls(chat.id)
+        total = n_messages + n_calls
         if is_expired(chat, store.config.retention_days):
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
         # calls and messages interleave: how many of the `offset` newest turns are calls says
         # where the window starts in each, and each is read from there along its index
-        skipped_calls = _calls_among_newest(r, chat, offset) if n_calls and offset else 0
-        wanted = max_turns
+        skipped_calls = _calls_among_newest(r, chat.id, n_messages, offset) if n_calls and offset else 0
         messages = r.latest_messages(chat.id, max_turns, offset - skipped_calls)
         calls = r.latest_calls(chat.id, max_turns, skipped_calls) if n_calls else []
         extras = r.message_extras(messages) if chat.platform != AGENT else {}
     newest = heapq.merge(((r.sent_at, 1, r.ordinal, r.id, "message", r) for r in messages),
                          ((r.started_at, 0, 0, r.id, "call", r) for r in calls),
                          key=lambda e: e[:4], reverse=True)
-    picked = [e for _, e in zip(range(wanted), newest)]
+    picked = [e for _, e in zip(range(max_turns), newest)]
     mask = masker(seat)
     turns = []
     for position, (_, _, _, _, kind, row) in enumerate(reversed(picked)):
@@ -85,17 +84,16 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
 
 
-def _calls_among_newest(r: Any, chat: Any, offset: int) -> int:
+def _calls_among_newest(r: Any, chat_id: str, n_messages: int, offset: int) -> int:
     """How many calls are among the chat's `offset` newest turns (messages and calls merged,
     a message before a call of the same time). Call j (newest first) is turn j + the messages
     sent at or after it; the first call at turn `offset` or later is found by halving, a few
     counts from the kept month counts instead of reading every skipped message."""
-    times = r.call_times(chat.id, offset)  # a call after the offset-th cannot be among them
-    n_messages = r.count_messages(chat)
+    times = r.call_times(chat_id, offset)  # a call after the offset-th cannot be among them
     lo, hi = 0, len(times)
     while lo < hi:
         mid = (lo + hi) // 2
-        if mid + n_messages - r.count_messages_older(chat.id, times[mid]) < offset:
+        if mid + n_messages - r.count_messages_older(chat_id, times[mid]) < offset:
             lo = mid + 1
         else:
             hi = mid
