@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
-from tool_helpers import jsonl_store
+from tool_helpers import jsonl_store_fixture
 
 from chatmem.store import Store
 from chatmem.store.models import Call, Message
@@ -44,11 +44,7 @@ def _lines() -> list[dict]:
     return out
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    s = jsonl_store(tmp_path_factory.mktemp("calls"), _lines(), "timezone: UTC\n")
-    yield s
-    s.close()
+store = jsonl_store_fixture("calls", _lines)
 
 
 def chat_order(store: Store) -> tuple[str, list[str]]:

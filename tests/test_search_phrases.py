@@ -5,8 +5,7 @@ short ones where words are neighbours far more often)."""
 
 from __future__ import annotations
 
-import pytest
-from tool_helpers import jsonl_store, valid
+from tool_helpers import jsonl_store_fixture, valid
 
 from chatmem.store.search import PHRASE_EXACT
 from chatmem.tools.search import search_memory
@@ -43,11 +42,7 @@ def _records() -> list[dict]:
     return out
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    s = jsonl_store(tmp_path_factory.mktemp("phrases"), _records(), "timezone: UTC\n")
-    yield s
-    s.close()
+store = jsonl_store_fixture("phrases", _records)
 
 
 def find(store, query, **kw):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from test_search_phrases import find as find_in
-from tool_helpers import jsonl_store
+from tool_helpers import jsonl_store_fixture
 
 CHAT = "Weekend"
 FILE = "see attached [plan draft.pdf, application/pdf]"  # as a result shows the message with a file
@@ -44,11 +44,7 @@ def _records() -> list[dict]:
     return out
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    s = jsonl_store(tmp_path_factory.mktemp("phrase-tree"), _records(), "timezone: UTC\n")
-    yield s
-    s.close()
+store = jsonl_store_fixture("phrase-tree", _records)
 
 
 def find(store, query: str) -> dict:

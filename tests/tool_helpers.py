@@ -9,9 +9,11 @@ excludes ("Dentist reminders").
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -136,6 +138,18 @@ def jsonl_store(base: Path, records: list[dict], config: str) -> Store:
     s = Store.open(base / "home", load_config(config_file))
     s.import_sources(find_sources(path, "jsonl"))
     return s
+
+
+def jsonl_store_fixture(name: str, records: Callable[[], list[dict]], config: str = "timezone: UTC\n") -> Any:
+    """A module fixture `store`: `records()` imported from JSON Lines into a store of its own
+    (see jsonl_store), closed after the module's tests."""
+    @pytest.fixture(scope="module")
+    def store(tmp_path_factory):
+        s = jsonl_store(tmp_path_factory.mktemp(name), records(), config)
+        yield s
+        s.close()
+
+    return store
 
 
 def valid(name: str, result: dict) -> dict:
