@@ -66,11 +66,24 @@ class FileLock:
             self.fd = None
 
 
+# A database given as one file keeps its newest writes beside it while its app runs (SQLite's
+# write-ahead log: Messages' chat.db-wal); the importers read them, so they count as its content.
+# (The -shm file is an index every reader writes to, not content.)
+SIDECARS = ("-wal",)
+
+
 def _files(path: Path) -> tuple[Path, list[Path]]:
     root = path.resolve()  # the same files, however the path was typed or reached
+    if root.is_file():
+        return root, [root, *(side for suffix in SIDECARS
+                              if (side := root.with_name(root.name + suffix)).is_file())]
     # links inside a folder are not imported (importers.find_sources), so not looked at
-    return root, [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    return root, sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _name(root: Path, f: Path) -> str:
+    """How a file under a source is named in its digests: "" for the source itself."""
+    return "" if f == root else f.relative_to(root).as_posix() if f.is_relative_to(root) else f.name
 
 
 def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None) -> str:
@@ -84,7 +97,7 @@ def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None) ->
             st = f.stat()
         except OSError:
             continue
-        name = "" if f == root else f.relative_to(root).as_posix()
+        name = _name(root, f)
         h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
@@ -102,7 +115,7 @@ def content_digest(path: Path, options: dict) -> str | None:
             budget -= f.stat().st_size
             if budget < 0:
                 return None
-            h.update(f"{'' if f == root else f.relative_to(root).as_posix()}\0".encode())
+            h.update(f"{_name(root, f)}\0".encode())
             with f.open("rb") as fh:
                 h.update(hashlib.file_digest(fh, CONTENT_HASH).digest())
         except OSError:

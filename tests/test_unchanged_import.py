@@ -137,3 +137,35 @@ def test_an_unchanged_import_does_not_load_the_database_layer(home, tmp_path):
     assert runs[0].returncode == 0 and "loaded: chatmem.importers.whatsapp,sqlalchemy,whoosh" in runs[0].stderr
     assert runs[1].returncode == 0 and "unchanged" in runs[1].stdout
     assert "loaded: \n" in runs[1].stderr, runs[1].stderr
+
+
+def test_a_live_chat_db_whose_newest_messages_are_only_in_its_log_is_read_again(cli, tmp_path):
+    """Messages running: new rows go to chat.db-wal and chat.db keeps its size and time; the
+    import must not call that unchanged."""
+    import sqlite3
+
+    from imessage_builders import GEN_2023, apple_ns, build_chat_db
+    from test_imessage import t
+
+    (tmp_path / "Messages").mkdir()
+    sc = build_chat_db(tmp_path / "Messages" / "chat.db", GEN_2023)
+    app = sqlite3.connect(sc.path)
+    try:
+        app.execute("PRAGMA journal_mode = wal")
+        app.execute("PRAGMA wal_autocheckpoint = 0")
+        (first,) = reports(cli, str(sc.path))
+        assert first["status"] == "ok"
+        (same,) = reports(cli, str(sc.path))
+        assert same["status"] == "unchanged"
+        main_file = sc.path.stat()
+        app.execute("INSERT INTO message (guid, text, handle_id, is_from_me, date) "
+                    "VALUES ('LIVE-2', 'the quince jam is ready', 0, 1, ?)", (apple_ns(t(59)),))
+        app.commit()
+        assert (sc.path.stat().st_size, sc.path.stat().st_mtime_ns) == (main_file.st_size, main_file.st_mtime_ns)
+        (live,) = reports(cli, str(sc.path))
+        assert live["status"] == "ok" and live["messages"]["new"] == 1
+        assert [r["content"] for r in cli.json("search", "quince")["results"]] == ["me: the quince jam is ready"]
+        (after,) = reports(cli, str(sc.path))
+        assert after["status"] == "unchanged"
+    finally:
+        app.close()
