@@ -68,8 +68,9 @@ class FileLock:
 
 # A database given as one file keeps its newest writes beside it while its app runs (SQLite's
 # write-ahead log: Messages' chat.db-wal); the importers read them, so they count as its content.
-# (The -shm file is an index every reader writes to, not content.)
+# (A -shm file is an index every reader writes to, not content: left out in folders too.)
 SIDECARS = ("-wal",)
+READER_FILES = ("-shm",)
 
 
 def _files(path: Path) -> tuple[Path, list[Path]]:
@@ -78,7 +79,8 @@ def _files(path: Path) -> tuple[Path, list[Path]]:
         return root, [root, *(side for suffix in SIDECARS
                               if (side := root.with_name(root.name + suffix)).is_file())]
     # links inside a folder are not imported (importers.find_sources), so not looked at
-    return root, sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    return root, sorted(p for p in root.rglob("*")
+                        if p.is_file() and not p.is_symlink() and not p.name.endswith(READER_FILES))
 
 
 def _name(root: Path, f: Path) -> str:

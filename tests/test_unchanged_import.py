@@ -169,3 +169,24 @@ def test_a_live_chat_db_whose_newest_messages_are_only_in_its_log_is_read_again(
         assert after["status"] == "unchanged"
     finally:
         app.close()
+
+
+def test_a_signal_folder_read_again_by_its_app_is_still_unchanged(cli, tmp_path):
+    """Signal Desktop open on the folder rewrites sql/db.sqlite-shm (an index every reader keeps,
+    not content): that alone does not make the folder a changed source."""
+    import json
+    import shutil
+
+    folder = tmp_path / "Signal"
+    (folder / "sql").mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({}))
+    shutil.copy(Path(__file__).parent.parent / "fixtures" / "signal" / "signal-desktop.sqlite",
+                folder / "sql" / "db.sqlite")
+    (first,) = reports(cli, str(folder))
+    assert first["status"] == "ok" and first["messages"]["new"] > 0
+    (folder / "sql" / "db.sqlite-shm").write_bytes(b"\0" * 32768)
+    (again,) = reports(cli, str(folder))
+    assert again["status"] == "unchanged"
+    (folder / "sql" / "db.sqlite-wal").write_bytes(b"\0" * 32)  # a log is content: read again
+    (third,) = reports(cli, str(folder))
+    assert third["status"] == "ok"
