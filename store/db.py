@@ -17,11 +17,13 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from chatmem.errors import StoreError
 
-from .models import SCHEMA_VERSION, Base, Meta
+from .models import SCHEMA_VERSION, Base, Call, Meta
 from .quick import SQLITE_FILE
 from .windows import keep_month_counts
 
 BUSY_TIMEOUT_MS = 30_000
+# indexes added to tables of schema 3 after it was released, made where missing
+LATE_INDEXES = [ix for ix in Call.__table__.indexes if ix.name == "ix_calls_chat_time"]
 WRITE_OPTION = "chatmem_write"  # execution option marking a connection that will write
 
 
@@ -99,6 +101,8 @@ def init_schema(engine: Engine) -> None:
     try:
         with write_connection(engine) as conn:
             Base.metadata.create_all(conn)
+            for ix in LATE_INDEXES:
+                ix.create(conn, checkfirst=True)
             row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
             if row is None:
                 conn.execute(Meta.__table__.insert(), [
@@ -114,6 +118,23 @@ def init_schema(engine: Engine) -> None:
                 migrate(conn, int(row[0]))
     except (SQLAlchemyError, DBAPIError) as e:
         raise StoreError(f"cannot open the database: {e.__class__.__name__}: {e.orig if hasattr(e, 'orig') else e}") from e
+
+
+def ensure_indexes(engine: Engine) -> None:
+    """Create the indexes a store written before them lacks (its tables exist, so `create_all`
+    leaves them out). Reads are the same without them, only slower: a read-only store goes on
+    without. One look at the schema when nothing is missing."""
+    from sqlalchemy import inspect
+
+    with engine.connect() as conn:
+        names = {ix["name"] for ix in inspect(conn).get_indexes("calls")}
+    if any(ix.name not in names for ix in LATE_INDEXES):
+        try:
+            with write_connection(engine) as conn:
+                for ix in LATE_INDEXES:
+                    ix.create(conn, checkfirst=True)
+        except (SQLAlchemyError, DBAPIError):
+            pass  # e.g. another process holds the write lock past the timeout: next time
 
 
 @contextmanager

@@ -208,6 +208,9 @@ class Call(Base):
     raw: Mapped[str] = mapped_column(Text, default="")
     digest: Mapped[str] = mapped_column(String(32))
     run_id: Mapped[int | None] = mapped_column(Integer)
+    # a chat's calls in chat order: a window or an offset reads the few calls it needs along
+    # this index (added after schema 3: `db.ensure_indexes` creates it in older stores)
+    __table_args__ = (Index("ix_calls_chat_time", "chat_id", "started_at", "id"),)
 
 
 class Source(Base):

@@ -279,14 +279,9 @@ class Reader:
         return int(self.conn.execute(select(func.count()).select_from(_ct)
                                      .where(_call_cond(chat_id, since, before))).scalar_one())
 
-    def count_messages_older(self, chat_id: str, when: datetime) -> int:
-        """Messages of the chat sent before `when` (from the kept month counts)."""
-        return windows.messages_older(self.conn, chat_id, when)
-
-    def call_times(self, chat_id: str, limit: int) -> list[datetime]:
-        """The start times of the chat's `limit` newest calls, newest first."""
-        return list(self.conn.execute(select(_ct.c.started_at).where(_ct.c.chat_id == chat_id)
-                                      .order_by(_ct.c.started_at.desc(), _ct.c.id.desc()).limit(limit)).scalars())
+    def calls_among_newest(self, chat_id: str, offset: int) -> int:
+        """How many calls are among the chat's `offset` newest turns (messages and calls)."""
+        return windows.calls_among_newest(self.conn, chat_id, offset)
 
     def count_newer(self, chat: Row, when: datetime | None) -> int:
         """Messages and calls in the chat (its row) after `when` (all of them when `when` is

@@ -133,7 +133,7 @@ class Store:
                           on_progress: Callable[..., None] | None) -> Store:
         from chatmem.errors import NoStore
 
-        from .db import SQLITE_FILE, schema_version, sqlite_read_only_url
+        from .db import SQLITE_FILE, ensure_indexes, schema_version, sqlite_read_only_url
 
         if url is None and not (home / SQLITE_FILE).is_file():
             raise NoStore(f"no chatmem store at {home}: import an export first "
@@ -157,6 +157,8 @@ class Store:
                 raise StoreError(f"the store at {home} was written by another chatmem version "
                                  f"(schema {version}) and is read-only, so it cannot be upgraded")
             init_schema(engine)  # upgrades (or refuses a newer store) under the write lock
+        elif writable:
+            ensure_indexes(engine)
         store = cls(home, engine, config)
         store.warnings = warnings
         store.read_only = not writable

@@ -76,9 +76,7 @@ def recount_months(conn: Connection, chat_ids: Iterable[str] | None = None) -> N
         conn.execute(_MONTHS.delete().where(mine))
         where = _MESSAGES.c.chat_id.in_(chunk) if chunk is not None else true()
         if dialect in ("sqlite", "postgresql"):
-            # SQLite keeps a DateTime as "YYYY-MM-DD HH:MM:SS.ffffff": its first seven characters
-            month = (func.substr(_MESSAGES.c.sent_at, 1, 7) if dialect == "sqlite"
-                     else func.to_char(_MESSAGES.c.sent_at, "YYYY-MM"))
+            month = _month_sql(_MESSAGES.c.sent_at, dialect)
             conn.execute(_MONTHS.insert().from_select(
                 ["chat_id", "month", "n"],
                 select(_MESSAGES.c.chat_id, month, func.count()).where(where)
@@ -97,6 +95,12 @@ def keep_month_counts(conn: Connection) -> None:
         for name in OLD_TRIGGERS:
             conn.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
     recount_months(conn)
+
+
+def _month_sql(column: Any, dialect: str) -> Any:
+    """The "YYYY-MM" of a DateTime column in SQL (SQLite keeps a DateTime as
+    "YYYY-MM-DD HH:MM:SS.ffffff": its first seven characters)."""
+    return func.substr(column, 1, 7) if dialect == "sqlite" else func.to_char(column, "YYYY-MM")
 
 
 def _month(t: datetime) -> str:
@@ -195,6 +199,64 @@ def newest_messages(conn: Connection, chat_id: str, limit: int, offset: int = 0,
     skip = offset - newer  # messages with the same key that come first (by id): almost always 0
     rows = conn.execute(q.where(at <= tuple_(key.sent_at, key.ordinal)).limit(skip + limit)).all()
     return list(rows[skip:])
+
+
+def calls_among_newest(conn: Connection, chat_id: str, offset: int) -> int:
+    """How many calls are among the chat's `offset` newest turns (messages and calls merged
+    newest first; at the same time a message comes first, i.e. is newer).
+
+    From the kept month counts and the calls per month, the month the `offset`-th turn falls
+    in; inside it, call j (newest first) is turn j + the month's messages sent at or after it,
+    and the first call at or past the offset is found by halving, each count along the index
+    between two calls already placed (all of them together read the month's index about
+    twice). The calls counted are only those no older than the month of the `offset`-th newest
+    message (the turn at the offset cannot be older). A chat of 1M messages and 10,000 calls:
+    a few hundred microseconds whatever the depth, where reading the skipped calls' times and
+    counting the messages newer than each took 12-36 ms."""
+    if offset <= 0:
+        return 0
+    month_of = _month_sql(_CALLS.c.started_at, conn.dialect.name)
+    months = conn.execute(select(_MONTHS.c.month, _MONTHS.c.n).where(_MONTHS.c.chat_id == chat_id)
+                          .order_by(_MONTHS.c.month.desc())).all()
+    messages: dict[str, int] = {}
+    seen, floor = 0, None
+    for month, n in months:
+        messages[month] = n
+        seen += n
+        if seen >= offset and floor is None:
+            floor = month
+    cond = _CALLS.c.chat_id == chat_id
+    if floor is not None:
+        cond = cond & (_CALLS.c.started_at >= _month_span(floor)[0])
+    calls = dict(conn.execute(select(month_of, func.count()).where(cond).group_by(month_of)).all())
+    newer = calls_newer = 0  # turns and calls in the months newer than the one at the offset
+    for month in sorted(set(messages) | set(calls), reverse=True):
+        n_msgs, n_calls = messages.get(month, 0), calls.get(month, 0)
+        if newer + n_msgs + n_calls > offset:
+            break
+        newer += n_msgs + n_calls
+        calls_newer += n_calls
+    else:
+        return calls_newer  # the offset is past the chat's last turn
+    if not n_calls:
+        return calls_newer
+    start, end = _month_span(month)
+    ct, mt = _CALLS.c, _MESSAGES.c
+    times = list(conn.execute(select(ct.started_at).where(ct.chat_id == chat_id, ct.started_at >= start,
+                                                           ct.started_at < end)
+                              .order_by(ct.started_at.desc(), ct.id.desc())).scalars())
+    wanted = offset - newer  # the position of the offset inside the month
+    lo, hi = 0, len(times)
+    ref_time, ref_after = end, 0  # a placed call (or the month's end) newer than lo: messages at or after it
+    while lo < hi:
+        mid = (lo + hi) // 2
+        after = ref_after + _count(conn, (mt.chat_id == chat_id) & (mt.sent_at >= times[mid])
+                                   & (mt.sent_at < ref_time))
+        if mid + after < wanted:
+            lo, ref_time, ref_after = mid + 1, times[mid], after
+        else:
+            hi = mid
+    return calls_newer + lo
 
 
 def newest_calls(conn: Connection, chat_id: str, limit: int, offset: int = 0) -> list[Row]:

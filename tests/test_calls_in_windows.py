@@ -10,8 +10,9 @@ from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
-from tool_helpers import jsonl_store_fixture
+from tool_helpers import jsonl_store, jsonl_store_fixture
 
+from chatmem.config import load_config
 from chatmem.store import Store
 from chatmem.store.models import Call, Message
 from chatmem.tools.conversation import get_conversation_context
@@ -94,3 +95,69 @@ def test_context_window_deep_in_a_chat_of_many_calls(store):
     assert r["items_included"] + r["items_omitted"] == len(older)
     assert r["approx_tokens"] <= 600
     assert r["has_more_older"]
+
+
+def _gaps() -> list[dict]:
+    """Messages in January and March only, a February of calls alone, calls before the first
+    and after the last message, several calls at one message's time."""
+    out: list[dict] = []
+
+    def message(i: int, when: datetime) -> None:
+        out.append({"platform": "whatsapp", "chat": "Ines Vogel", "sender": "Ines Vogel" if i % 2 else "Sam Rivera",
+                    "guid": f"g-{i}", "timestamp": f"{when:%Y-%m-%dT%H:%M:%S}+00:00", "text": f"note {i}"})
+
+    def call(k: int, when: datetime) -> None:
+        out.append({"type": "call", "platform": "whatsapp", "chat": "Ines Vogel", "id": f"c_g{k:03d}",
+                    "timestamp": f"{when:%Y-%m-%dT%H:%M:%S}+00:00", "direction": "incoming", "peer": "Ines Vogel"})
+
+    call(0, datetime(2023, 12, 31, 23, 59))
+    for i in range(20):
+        message(i, datetime(2024, 1, 3 + i, 9, 0))
+        if i % 4 == 0:
+            for k in range(3):  # three calls at the message's very time
+                call(10 + 3 * i + k, datetime(2024, 1, 3 + i, 9, 0))
+    for k in range(12):
+        call(100 + k, datetime(2024, 2, 1 + 2 * k, 18, 0))
+    for i in range(20, 35):
+        message(i, datetime(2024, 3, 1, 8, 0) + timedelta(days=i - 20))
+    call(200, datetime(2024, 3, 31, 23, 0))
+    return out
+
+
+gaps = jsonl_store_fixture("gaps", _gaps)
+
+
+def test_history_at_every_offset_across_months_of_calls_alone(gaps):
+    chat_id, order = chat_order(gaps)
+    total = len(order)
+    for max_turns in (1, 4):
+        for offset in range(total + 2):
+            r = get_conversation_history(gaps, gaps.config.seat(None), chat_id, max_turns=max_turns, offset=offset)
+            got = [t["refs"][0] for t in reversed(r["turns"])]
+            assert got == order[offset:offset + max_turns], (max_turns, offset)
+
+
+def test_a_store_from_before_the_calls_index_reads_the_same_and_gets_it(tmp_path):
+    from sqlalchemy import inspect, text
+
+    s = jsonl_store(tmp_path, _gaps(), "timezone: UTC\n")
+    chat_id, order = chat_order(s)
+    with s.engine.begin() as conn:
+        conn.execute(text("DROP INDEX ix_calls_chat_time"))  # as a store written before it
+    s.close()
+    db = tmp_path / "home" / "chatmem.db"
+    db.chmod(0o400)  # read-only: the index cannot be made, reads go on without it
+    try:
+        ro = Store.open(tmp_path / "home", load_config(tmp_path / "config.yaml"), create=False)
+        assert ro.read_only
+        r = get_conversation_history(ro, ro.config.seat(None), chat_id, max_turns=5, offset=17)
+        assert [t["refs"][0] for t in reversed(r["turns"])] == order[17:22]
+        ro.close()
+    finally:
+        db.chmod(0o600)
+    rw = Store.open(tmp_path / "home", load_config(tmp_path / "config.yaml"), create=False)  # a read
+    with rw.engine.connect() as conn:
+        assert "ix_calls_chat_time" in {ix["name"] for ix in inspect(conn).get_indexes("calls")}
+    r = get_conversation_history(rw, rw.config.seat(None), chat_id, max_turns=5, offset=17)
+    assert [t["refs"][0] for t in reversed(r["turns"])] == order[17:22]
+    rw.close()

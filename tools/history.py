@@ -66,7 +66,7 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
             return {"turns": [], "totalTurns": total, "subject": chat.name, "isExpired": True}
         # calls and messages interleave: how many of the `offset` newest turns are calls says
         # where the window starts in each, and each is read from there along its index
-        skipped_calls = _calls_among_newest(r, chat.id, n_messages, offset) if n_calls and offset else 0
+        skipped_calls = r.calls_among_newest(chat.id, offset) if n_calls and offset else 0
         messages = r.latest_messages(chat.id, max_turns, offset - skipped_calls)
         calls = r.latest_calls(chat.id, max_turns, skipped_calls) if n_calls else []
         extras = r.message_extras(messages) if chat.platform != AGENT else {}
@@ -82,22 +82,6 @@ def get_conversation_history(store: Store, seat: Seat, conversation_id: str, max
         turn["content"] = mask(turn["content"])
         turns.append(turn)
     return {"turns": turns, "totalTurns": total, "subject": chat.name, "isExpired": False}
-
-
-def _calls_among_newest(r: Any, chat_id: str, n_messages: int, offset: int) -> int:
-    """How many calls are among the chat's `offset` newest turns (messages and calls merged,
-    a message before a call of the same time). Call j (newest first) is turn j + the messages
-    sent at or after it; the first call at turn `offset` or later is found by halving, a few
-    counts from the kept month counts instead of reading every skipped message."""
-    times = r.call_times(chat_id, offset)  # a call after the offset-th cannot be among them
-    lo, hi = 0, len(times)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if mid + n_messages - r.count_messages_older(chat_id, times[mid]) < offset:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def _message_turn(row: Any, chat: Any, tz: tzinfo, names: Mapping[str, str] | None = None,
