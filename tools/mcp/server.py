@@ -168,11 +168,24 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
+def settle_memory() -> None:
+    """Set what start-up made aside from the garbage collector: a long-lived server would
+    otherwise walk every module, schema and compiled statement (hundreds of thousands of
+    objects) in each full collection, a pause of 35-50 ms in the middle of some call. Frozen,
+    only what calls made since is walked (`gc.freeze`, after one collection so no garbage is
+    kept for good)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def serve_stdio(store, seat: Seat) -> None:
     import anyio
 
     server = build_server(store, seat)
     log.info("serving seat %s over stdio", seat.name)
+    settle_memory()
     anyio.run(server.run_stdio_async)
 
 
@@ -190,5 +203,6 @@ def serve_http(app: AppContext, store, host: str, port: int) -> None:
                     "seat's token)", host)
     shown = f"[{host}]" if ":" in host else host
     log.info("serving seats %s at http://%s:%d%s", ", ".join(servers), shown, port, MCP_PATH)
+    settle_memory()
     uvicorn.Server(uvicorn.Config(http_app(servers, config, host), host=host, port=port,
                                   log_config=uvicorn_log_config(), access_log=False)).run()
