@@ -8,7 +8,7 @@ The query language (what people and assistants type):
 |-------------------------|-------------------------------------------------------------------|
 | `coffee beans`          | both words (any form: `bean` finds "beans"); when that finds fewer |
 |                         | than a handful, any of the words, ranked (`mode` says which)      |
-| `"thermos of coffee"`   | the words next to each other, in this order                       |
+| `"thermos of coffee"`   | the words next to each other, in this order (“…”, 「…」, «…» too) |
 | `coffee OR tea`         | either                                                            |
 | `coffee -decaf`         | coffee, not decaf (`NOT decaf` too)                               |
 | `pinec*`                | words starting so (at least two letters; the most frequent words) |
@@ -167,6 +167,9 @@ class ParsedQuery:
 _LEX = re.compile(r'\s+|(?P<lp>\()|(?P<rp>\))|(?P<quote>"[^"]*")|(?P<op>(?<![^\s(])[A-Za-z]+:(?:"[^"]*"|[^\s()"]+))'
                   r'|(?P<chunk>[^\s()"]+)')
 _WILDCARD = re.compile(r"[*?]")
+# the quotation marks keyboards and input methods type, read as '"': “…” (and what phones put
+# for "), „…“, «…», the CJK corner brackets 「…」『…』, the full-width ＂
+_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»「」『』＂〝〞〟"})
 _OTHER_JOINERS = re.compile(r"[-.@/+&]")  # joiners of compounds other than the apostrophe
 
 
@@ -180,6 +183,9 @@ def parse_query(text: str) -> ParsedQuery:
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query must be at most {MAX_QUERY_CHARS} characters; got {len(text)}")
     text = "".join(ch if ch.isprintable() else " " for ch in text)
+    quoted = text.translate(_QUOTES)
+    if quoted != text and not quoted.count('"') % 2:  # typographic quotes that pair up
+        text = quoted
     if text.count('"') % 2:
         raise QueryError(f'the query {text!r} has an unclosed " (quote phrases like "thermos of coffee")')
     items: list[tuple[str, str]] = []
@@ -419,9 +425,11 @@ class _Plan:
     def exists(self, term: str, fieldname: str = "t") -> bool:
         return doc_frequency(self.reader, fieldname, term) > 0
 
-    def word_terms(self, word: str, any_word: bool = False) -> list[Q.Query]:
+    def word_terms(self, word: str, any_word: bool = False, negated: bool = False) -> list[Q.Query]:
         """Term queries for one word token: its exact terms and its stems in every language.
-        CJK: every character pair (any of them, ranked, for `any_word`)."""
+        CJK: every character pair (any of them, ranked, for `any_word`). A word found nowhere
+        is tried with typos, unless it is `negated`: what a query excludes is never widened
+        (`crossing -zebbra` must not leave out the messages with "zebra")."""
         out: list[Q.Query] = []
         for tok in tokens(word):
             if tok.key is None:  # CJK: every character pair
@@ -451,7 +459,7 @@ class _Plan:
             self.highlight.update(t.text for t in alts if isinstance(t, Q.Term))
             self.highlight.update(parts)
             alive = [a for a in alts if not isinstance(a, Q.Term) or self.exists(a.text)]
-            if not alive and len(key) >= FUZZY_MIN_CHARS and key.isalpha():
+            if not alive and not negated and len(key) >= FUZZY_MIN_CHARS and key.isalpha():
                 near = self.near_terms(key)
                 if near:
                     self.fuzzy[key] = near
@@ -536,12 +544,12 @@ class _Plan:
                 terms = self.prefix_terms(node.text)
                 self.highlight.update(terms)
                 return Q.Or([Q.Term("t", t) for t in terms]) if terms else Q.NullQuery
-            parts = self.word_terms(node.text, any_word)
+            parts = self.word_terms(node.text, any_word, negated=under)
             return parts[0] if len(parts) == 1 else Q.Or(parts) if any_word else Q.And(parts)
         if isinstance(node, Phrase):
             keys = phrase_keys(node.text)
             if len(keys) == 1:
-                return self.build(Word(node.text))
+                return self.build(Word(node.text), under=under)
             self.highlight.update(keys)
             if any(k is None for k in keys):
                 return Q.NullQuery
