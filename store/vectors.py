@@ -42,7 +42,10 @@ EMBED_BATCH = 2048
 # ~9 ms more CPU a search (rows read from the memory-mapped file) and put hybrid's any-word p95
 # at 1M over 60 ms (benchmarks/NOTES.md)
 SHORTLIST = 1000
-MAX_SEGMENTS = 12  # more than this and the next catch-up merges them into one
+# A catch-up writes a segment every SEGMENT_ROWS rows (~38 MB of columns), so embedding a
+# million messages holds one segment's columns, not all of them (~600 MB at 1M before).
+SEGMENT_ROWS = 1 << 17
+MAX_SEGMENTS = 12  # more small segments than this and the next catch-up packs them into full ones
 CONTEXT_MAX_CHARS = 0  # neighbours' text added to short messages (0: off; see benchmarks)
 COLUMNS = ("ids", "vec", "chat", "person", "ts")
 
@@ -137,8 +140,22 @@ class VectorStore:
                              "`chatmem reindex` rebuilds them")
         chats = {c: i for i, c in enumerate(state["chats"])}
         people = {p: i for i, p in enumerate(state["people"])}
+        older = list(state["segments"])  # rows of these may be replaced by the new ones
+        segments = list(older)
         parts: dict[str, list] = {c: [] for c in COLUMNS}
-        n = 0
+        n = held = 0
+
+        def flush() -> None:
+            nonlocal parts, held
+            if not held:
+                return
+            cols = {c: np.concatenate(parts[c]) for c in COLUMNS}
+            self._mark_dead(older, cols["ids"])
+            name = f"seg-{_next_number(segments):06d}"
+            self._write_segment(name, cols)
+            segments.append(name)
+            parts, held = {c: [] for c in COLUMNS}, 0
+
         for batch in _batches(rows, EMBED_BATCH):
             parts["vec"].append(quantize(embed([r.text for r in batch])))
             parts["ids"].append(np.array([r.id.encode() for r in batch]))
@@ -149,19 +166,18 @@ class VectorStore:
             parts["ts"].append(np.clip(np.array([r.ts for r in batch], dtype=np.int64), 0, 2**32 - 1)
                                .astype(np.uint32))
             n += len(batch)
+            held += len(batch)
+            if held >= SEGMENT_ROWS:
+                flush()
             if on_progress is not None:
                 on_progress(n)
-        segments = list(state["segments"])
-        if n:
-            cols = {c: np.concatenate(parts[c]) for c in COLUMNS}
-            self._mark_dead(segments, cols["ids"])
-            name = f"seg-{_next_number(segments):06d}"
-            self._write_segment(name, cols)
-            segments.append(name)
+        flush()
+        # (the state names the new segments only now: a catch-up cut short leaves the vectors
+        # as they were, and its segment folders are overwritten by the next one)
         state.update(format=FORMAT, model=model, seq=seq, segments=segments,
                      chats=list(chats), people=list(people))
         self._write_state(state)
-        if len(segments) > MAX_SEGMENTS:
+        if sum(self._rows(s) < SEGMENT_ROWS for s in segments) > MAX_SEGMENTS:
             self.compact()
         with self._lock:
             self._loaded = None
@@ -184,23 +200,47 @@ class VectorStore:
         return n
 
     def compact(self) -> None:
-        """Merge every segment's live rows into one."""
+        """Pack the live rows of the small segments (under SEGMENT_ROWS rows) into as few
+        segments as they fill, one at a time: full segments are left as they are, so packing
+        holds at most about two segments' columns."""
         import numpy as np
 
         state = self.state()
+        small = [s for s in state["segments"] if self._rows(s) < SEGMENT_ROWS]
+        if len(small) < 2:
+            return
+        segments = [s for s in state["segments"] if s not in small]
+        number = _next_number(state["segments"])
         cols: dict[str, list] = {c: [] for c in COLUMNS}
-        for name in state["segments"]:
+        held = 0
+
+        def write() -> None:
+            nonlocal cols, held, number
+            name = f"seg-{number:06d}"
+            number += 1
+            self._write_segment(name, {c: np.concatenate(v) if v else _empty(c) for c, v in cols.items()})
+            segments.append(name)
+            cols, held = {c: [] for c in COLUMNS}, 0
+
+        for name in small:
             seg = self._read_segment(name, mmap=False)
             keep = ~seg["dead"]
             for c in COLUMNS:
                 cols[c].append(seg[c][keep])
-        old = list(state["segments"])
-        name = f"seg-{_next_number(old):06d}"
-        self._write_segment(name, {c: np.concatenate(v) if v else _empty(c) for c, v in cols.items()})
-        state["segments"] = [name]
+            held += int(keep.sum())
+            if held >= SEGMENT_ROWS:
+                write()
+        if held or not segments:
+            write()
+        state["segments"] = segments
         self._write_state(state)
-        for o in old:
+        for o in small:
             shutil.rmtree(self.folder / o, ignore_errors=True)
+
+    def _rows(self, segment: str) -> int:
+        import numpy as np
+
+        return int(np.load(self.folder / segment / "ids.npy", mmap_mode="r").shape[0])
 
     def _mark_dead(self, segments: list[str], ids: np.ndarray) -> int:
         import numpy as np

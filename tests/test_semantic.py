@@ -321,3 +321,48 @@ def test_a_search_reads_its_query_once(sem_store, config, mode, monkeypatch):
     after = search_memory(sem_store, config.seat(None), "rope OR knot", mode=mode, limit=5)
     assert reads == ["rope OR knot"]
     assert [(r["id"], r["score"]) for r in after["results"]] == [(r["id"], r["score"]) for r in before["results"]]
+
+
+def test_a_large_catch_up_is_written_a_segment_at_a_time_and_searched_the_same(tmp_path, monkeypatch):
+    """Embedding a whole archive holds one segment's columns at a time (it held every vector
+    until the end: ~600 MB at a million); edits in later catch-ups replace their old rows, small
+    segments are packed into full ones, and a search finds the same nearest rows throughout."""
+    from chatmem.store import vectors
+    from chatmem.store.vectors import VectorRow, VectorStore
+
+    monkeypatch.setattr(vectors, "EMBED_BATCH", 4)
+    monkeypatch.setattr(vectors, "SEGMENT_ROWS", 10)
+    monkeypatch.setattr(vectors, "MAX_SEGMENTS", 2)
+    rng = np.random.default_rng(11)
+    table = rng.normal(size=(200, emb.DIM)).astype(np.float32)
+    table /= np.linalg.norm(table, axis=1, keepdims=True)
+    current = {f"m_{i:03d}": i for i in range(60)}  # message id -> row of `table` it says
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return table[[int(t) for t in texts]]
+
+    def catch_up(ids: list[str], seq: int) -> None:
+        vs.add((VectorRow(i, str(current[i]), "s_a", None, 86400) for i in ids), seq, embed, "test")
+
+    def nearest_ok() -> None:
+        for probe in (3, 42, 77, 150):
+            query = table[probe]
+            live = sorted(current.items())
+            q8 = np.clip(np.rint(table[[r for _, r in live]] * 127), -127, 127)
+            cos = (q8 @ query) / np.linalg.norm(q8, axis=1)
+            expected = [live[k][0] for k in np.argsort(-cos, kind="stable")[:5]]
+            assert [i for i, _ in vs.search(query, 5, shortlist=1000)] == expected
+
+    vs = VectorStore(tmp_path / "vectors")
+    catch_up(sorted(current), 1)
+    rows = [vs._rows(s) for s in vs.state()["segments"]]
+    assert sum(rows) == 60 and len(rows) >= 5 and max(rows) <= 12
+    nearest_ok()
+    for seq, edited in enumerate([["m_003", "m_010"], ["m_042"], ["m_003", "m_059"]], start=2):
+        for i in edited:
+            current[i] = 60 + seq * 10 + int(i[2:]) % 10  # the message now says something else
+        catch_up(edited, seq)
+        assert vs.count() == 60
+        nearest_ok()
+    small = [s for s in vs.state()["segments"] if vs._rows(s) < 10]
+    assert len(small) <= 2  # packed: the edits' small segments did not pile up
