@@ -38,13 +38,17 @@ from chatmem.errors import FormatError
 from chatmem.importers.estimate import head_text
 from chatmem.importers.json_scan import new_digest
 from chatmem.importers.meta_resume import (
+    KEEP,
     MAX_STRETCHES,
     STATE_KEY,
+    Layout,
     Run,
+    ThreadFile,
     decode_new,
     kept_state,
-    load_file,
     only_new,
+    scan_file,
+    sort_time,
 )
 from chatmem.importers.resume_blocks import OnlyChanged
 from chatmem.records import (
@@ -53,9 +57,9 @@ from chatmem.records import (
     Attachment,
     Call,
     Chat,
+    HashedOccurrences,
     ImportOptions,
     Message,
-    Occurrences,
     Problem,
     Reaction,
     Record,
@@ -166,7 +170,7 @@ class _Thread:
         self.platform = "instagram" if any(m in lowered for m in INSTAGRAM_MARKERS) else "messenger"
         self.key = f"{self.platform}:{key or folder.name}"
         self.owner_names = {n.casefold() for n in options.owner_names}
-        self.occurrences = Occurrences()
+        self.occurrences = HashedOccurrences()  # a thread's keys as digests: memory does not grow with its texts
         self.roots = roots or _download_roots(folder)
 
     def records(self, only: OnlyChanged | None = None) -> Iterator[Record]:
@@ -177,27 +181,36 @@ class _Thread:
             if grown is not None:
                 yield from grown
                 return
-        parsed: list[tuple[Path, dict]] = []
-        layouts = []
-        for f in self.files:
-            data, layout = load_file(f)
-            if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-                raise FormatError(f"{f}: not a Messenger/Instagram thread (no messages list)")
-            # both layouts: repair leaves text that is already right alone
-            parsed.append((f, fix(data)))
-            layouts.append(layout)
-        chat, notes = self._chat(parsed[0][1])
+        # The first file's keys (participants, title) make the chat; its messages are the newest
+        # and come last. Files are read from the last (the oldest), each file's list from its end:
+        # oldest first, one file's messages at a time, whatever the thread's length.
+        first = self._scan(self.files[0], keep=KEEP if len(self.files) == 1 else 0)
+        chat, notes = self._chat(fix(first.head))
         yield chat
-        # oldest first, whatever order the files keep (Meta's newest first, message_1 the newest)
-        rows = [(f, i, m) for f, data in parsed for i, m in enumerate(data["messages"])][::-1]
-        yield from self._rows(rows, chat)
-        newest = max((_sort_time(m) for _, _, m in rows), default=None)
+        layouts: list[Layout] = [first.layout] * len(self.files)
+        count, newest = 0, float("-inf")
+        for k in range(len(self.files) - 1, -1, -1):
+            scanned = first if k == 0 else self._scan(self.files[k])
+            layouts[k] = scanned.layout
+            for i, m in scanned.oldest_first():
+                m = fix(m)
+                count += 1
+                newest = max(newest, sort_time(m))
+                yield self._row(scanned.path, i, m, chat)
+            del scanned
         state = kept_state(self.files, layouts, newest if newest != float("-inf") else None, self.context())
         if state is not None:
-            state["count"] = len(rows)
+            state["count"] = count
         yield SourceState(state={RESUME_STATE: {STATE_KEY: state}},
-                          notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {len(rows)} message(s) "
+                          notes=[f"{self.platform}: thread {self.key.split(':', 1)[1]!r}, {count} message(s) "
                                  f"in {len(self.files)} file(s)", *notes])
+
+    @staticmethod
+    def _scan(path: Path, keep: int = KEEP) -> ThreadFile:
+        scanned = scan_file(path, keep)
+        if not scanned.listed:
+            raise FormatError(f"{path}: not a Messenger/Instagram thread (no messages list)")
+        return scanned
 
     def context(self) -> str:
         """What the records depend on besides the files' bytes: the owner, where the thread is,
@@ -214,7 +227,7 @@ class _Thread:
         if new is None or decoded is None:
             return None
         rows = [(self.files[k], i, fix(m)) for k, messages in decoded for i, m in enumerate(messages)]
-        if not rows or not all(isinstance(m, dict) and _sort_time(m) > kept["newest"] for _, _, m in rows):
+        if not rows or not all(isinstance(m, dict) and sort_time(m) > kept["newest"] for _, _, m in rows):
             return None  # not all newer than what was read: numbering repeats needs the whole thread
         with self.files[0].open("rb") as f:
             head = f.read(kept["before"])
@@ -233,8 +246,9 @@ class _Thread:
         only.resume(chat.id, only.carry(chat.id))
         only.how = (f"{len(rows):,} new message(s) decoded; the {kept.get('count', 0):,} read before are the "
                     "same bytes in the newer files")
-        yield from self._rows(rows[::-1], chat)
-        state = dict(kept, newest=max(kept["newest"], *(_sort_time(m) for _, _, m in rows)),
+        for f, i, m in reversed(rows):
+            yield self._row(f, i, m, chat)
+        state = dict(kept, newest=max(kept["newest"], *(sort_time(m) for _, _, m in rows)),
                      count=kept.get("count", 0) + len(rows))
         if len(kept["stretches"]) < MAX_STRETCHES:
             state["stretches"] = [*kept["stretches"], list(new.added)]
@@ -265,19 +279,16 @@ class _Thread:
         group = len(others) > 1 or first.get("thread_type") == "RegularGroup"
         return Chat(self.platform, self.key, title, group=group, participants=others), notes
 
-    def _rows(self, rows: list[tuple[Path, int, Any]], chat: Chat) -> Iterator[Record]:
-        """The messages oldest first (`rows`: the files' messages, the last file's last first;
-        equal times keep that order)."""
-        rows.sort(key=lambda row: _sort_time(row[2]))
-        for f, i, m in rows:
-            if not isinstance(m, dict):
-                yield Problem(str(f), i + 1, "not a message object", json.dumps(m)[:2000], chat.id)
-                continue
-            try:
-                yield self._message(m, chat, f, i)
-            except (KeyError, TypeError, ValueError, OverflowError) as e:
-                yield Problem(str(f), i + 1, f"unexpected message ({e})",
-                              json.dumps(m, ensure_ascii=False), chat.id)
+    def _row(self, f: Path, i: int, m: Any, chat: Chat) -> Record:
+        """One message (`i`: its index in file `f`'s list). The files' messages come the last
+        file's last first (Meta's order reversed), not sorted by time: the store orders by time,
+        and a repeat is numbered among messages of the same time, whose order a sort would keep."""
+        if not isinstance(m, dict):
+            return Problem(str(f), i + 1, "not a message object", json.dumps(m)[:2000], chat.id)
+        try:
+            return self._message(m, chat, f, i)
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            return Problem(str(f), i + 1, f"unexpected message ({e})", json.dumps(m, ensure_ascii=False), chat.id)
 
     def _message(self, m: dict[str, Any], chat: Chat, f: Path, i: int) -> Message | Call:
         e2ee = "senderName" in m
@@ -382,10 +393,3 @@ def _download_roots(folder: Path) -> list[Path]:
         if parent.name == "messages":
             return [parent.parent, parent.parent.parent]
     return [folder]
-
-
-def _sort_time(m: Any) -> float:
-    if not isinstance(m, dict):
-        return float("-inf")
-    value = m.get("timestamp_ms", m.get("timestamp"))
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("-inf")

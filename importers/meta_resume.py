@@ -23,9 +23,13 @@ whole, as before, and the store compares.
 from __future__ import annotations
 
 import json
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from chatmem.errors import FormatError
 
 from .json_scan import Broken, Bytes, Cursor, new_digest, reading, shown
 
@@ -46,33 +50,113 @@ class Layout:
     around: str = ""  # digest of the bytes before `start` and after `end`
 
 
-def load_file(path: Path) -> tuple[Any, Layout]:
-    """The file's JSON value, and where its message list is; FormatError naming the file and
-    the line, column and byte where it is broken."""
+KEEP = 10_000  # messages of one file kept decoded from its scan to its records (Meta's files hold 10,000)
+BATCH_BYTES = 1 << 20  # bytes read at a time when a file's messages are decoded again from its bytes
+
+
+@dataclass
+class ThreadFile:
+    """One thread file, scanned: every key but the message list, where each message lies in its
+    bytes, and the messages themselves when there are at most KEEP of them (more are decoded
+    again from their bytes, a batch at a time, when they are read)."""
+
+    path: Path
+    head: dict[str, Any]  # what json.loads gives for the document, without "messages"
+    layout: Layout
+    listed: bool = False  # the document is an object whose "messages" is a list
+    spans: array = field(default_factory=lambda: array("q"))  # start, end byte of each message
+    times: array = field(default_factory=lambda: array("d"))  # each message's time (sort_time)
+    values: list[Any] | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.spans) // 2
+
+    def oldest_first(self) -> Iterator[tuple[int, Any]]:
+        """(index in the file's list, message) oldest first: the list from its last message to
+        its first (Meta writes the newest first), sorted by time when it is not in that order
+        (the encrypted download's files are oldest first); equal times keep that order."""
+        times, n = self.times, self.count
+        order: list[int] | range = range(n - 1, -1, -1)
+        if any(times[i] > times[i - 1] for i in range(1, n)):  # not newest first
+            order = sorted(order, key=times.__getitem__)
+        if self.values is not None:
+            values = self.values
+            for i in order:
+                yield i, values[i]
+            return
+        try:
+            f = self.path.open("rb")
+        except OSError as e:
+            raise FormatError(f"{self.path}: cannot read ({e})") from e
+        with f:
+            data = Bytes(f)
+            if isinstance(order, range):
+                yield from self._batches(data)
+                return
+            for i in order:
+                yield i, self._decode(data[self.spans[2 * i]:self.spans[2 * i + 1]], i)
+
+    def _decode(self, raw: bytes, i: int) -> Any:
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise FormatError(f"{self.path}: changed while it was being read (its message at byte "
+                              f"{self.spans[2 * i]:,} is no longer whole JSON)") from None
+
+    def _batches(self, data: Bytes) -> Iterator[tuple[int, Any]]:
+        """The messages from the last to the first, read a batch of bytes at a time."""
+        spans, j = self.spans, self.count
+        while j > 0:
+            lo, top = j - 1, spans[2 * j - 1]
+            while lo > 0 and top - spans[2 * lo - 2] <= BATCH_BYTES:
+                lo -= 1
+            base = spans[2 * lo]
+            chunk = data[base:top]
+            for i in range(j - 1, lo - 1, -1):
+                yield i, self._decode(chunk[spans[2 * i] - base:spans[2 * i + 1] - base], i)
+            j = lo
+
+
+def sort_time(m: Any) -> float:
+    """A message's time in ms (-inf when it has none): what the messages are ordered by."""
+    if not isinstance(m, dict):
+        return float("-inf")
+    value = m.get("timestamp_ms", m.get("timestamp"))
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("-inf")
+
+
+def scan_file(path: Path, keep: int = KEEP) -> ThreadFile:
+    """The file scanned (see ThreadFile; its messages kept decoded when at most `keep`);
+    FormatError naming the file and the line, column and byte where it is broken."""
     with reading(path, lambda at, why: f"not complete JSON ({at}: {why})") as data:
-        return _load(data)
+        return _scan(path, data, keep)
 
 
-def _load(data: Bytes) -> tuple[Any, Layout]:
+def _scan(path: Path, data: Bytes, keep: int) -> ThreadFile:
     c = Cursor(data)
-    layout = Layout(len(data))
+    out = ThreadFile(path, {}, Layout(len(data)))
     if c.text.startswith("\ufeff"):
         c.i = 1
     if c.ws() != "{":
-        value = c.value()
+        c.value()
         _end(c)
-        return value, layout
+        return out
     c.i += 1
-    obj: dict[str, Any] = {}
     if c.ws() == "}":
         c.i += 1
     else:
         while True:
             key = c.key()
-            if key == "messages" and c.ws() == "[":
-                obj[key] = _messages(c, layout)
+            if key == "messages" and c.ws() == "[":  # the last of a repeated key counts, as in json.loads
+                out.head.pop(key, None)
+                out.layout, out.spans, out.times, out.listed = Layout(len(data)), array("q"), array("d"), True
+                out.values = _messages(c, out, keep)
             else:
-                obj[key] = c.value()
+                out.head[key] = c.value()
+                if key == "messages":
+                    out.listed, out.layout, out.spans, out.times, out.values = (
+                        False, Layout(len(data)), array("q"), array("d"), None)
             nxt = c.ws()
             c.i += 1
             if nxt == "}":
@@ -80,13 +164,14 @@ def _load(data: Bytes) -> tuple[Any, Layout]:
             if nxt != ",":
                 raise Broken(c.pos(c.i - 1), f"expected ',' or '}}', found {shown(nxt)}")
     _end(c)
+    layout = out.layout
     if layout.count:
         h = new_digest()
         data.hash_into(h, 0, layout.start)
         h.update(b"\0")
         data.hash_into(h, layout.end, layout.size)
         layout.around = h.hexdigest()
-    return obj, layout
+    return out
 
 
 def _end(c: Cursor) -> None:
@@ -95,22 +180,54 @@ def _end(c: Cursor) -> None:
         raise Broken(c.pos(), f"more after the end of the document ({shown(rest)})")
 
 
-def _messages(c: Cursor, layout: Layout) -> list[Any]:
-    """The list at the cursor's "[", one message at a time, noting where it lies."""
+class _Offsets:
+    """Byte offsets of text positions in the cursor's window, counted on from the last one asked
+    (a window of non-ASCII text would otherwise be encoded from its start for each message)."""
+
+    def __init__(self, c: Cursor) -> None:
+        self.c = c
+        self.base, self.i, self.at = -1, 0, 0
+
+    def __call__(self, i: int) -> int:
+        c = self.c
+        if c.ascii:
+            return c.base + i
+        if c.base != self.base or i < self.i:
+            self.base, self.i, self.at = c.base, 0, c.base
+        self.at += len(c.text[self.i:i].encode("utf-8"))
+        self.i = i
+        return self.at
+
+
+def _messages(c: Cursor, into: ThreadFile, keep: int) -> list[Any] | None:
+    """The list at the cursor's "[", one message at a time, noting where each lies; the
+    messages themselves while there are at most `keep`."""
     c.i += 1
-    out: list[Any] = []
+    out: list[Any] | None = []
     if c.ws() == "]":
         c.i += 1
         return out
-    layout.start = c.pos()
+    layout, spans, times = into.layout, into.spans, into.times
+    offset = _Offsets(c)
+    layout.start = offset(c.i)
     seps: set[str] = set()
     while True:
-        out.append(c.value())
+        start = offset(c.i)
+        value = c.value()
         text, base, i = c.text, c.base, c.i
+        end = offset(i)
+        spans.append(start)
+        spans.append(end)
+        times.append(sort_time(value))
+        if out is not None:
+            if len(out) < keep:
+                out.append(value)
+            else:
+                out = None
         nxt = c.ws()
         c.i += 1
         if nxt == "]":
-            layout.end = base + (i if text.isascii() else len(text[:i].encode("utf-8")))
+            layout.end = end
             break
         if nxt != ",":
             raise Broken(c.pos(c.i - 1), f"expected ',' or ']', found {shown(nxt)}")
@@ -118,9 +235,8 @@ def _messages(c: Cursor, layout: Layout) -> list[Any]:
         if c.base == base:
             seps.add(text[i:c.i])
         else:  # across the window's edge: from the bytes
-            at = base + (i if text.isascii() else len(text[:i].encode("utf-8")))
-            seps.add(c.data[at:c.pos()].decode("utf-8"))
-    layout.count = len(out)
+            seps.add(c.data[end:c.pos()].decode("utf-8"))
+    layout.count = len(spans) // 2
     layout.sep = seps.pop() if len(seps) == 1 else ("" if not seps else None)
     return out
 
