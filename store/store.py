@@ -7,7 +7,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -243,11 +243,23 @@ class Store:
         one per symbolic link the folder walk did not follow and per file it did not recognise
         (status `skipped`)."""
         options = options or self.default_options()
-        reports = []
+        reports: list[Report] = []
+        # several sources (a Meta download is one a thread): the index and the vectors catch up
+        # once after them all, not after each (a few hundred small index commits, each merging
+        # segments, cost more than the sources' own imports)
+        several = len(sources) > 1
         with self.import_lock(wait=wait, on_wait=on_wait):
-            for src, importer in sources:
-                reports.append(self.import_source(src, importer, options, force=force,
-                                                  on_progress=on_progress))
+            try:
+                for src, importer in sources:
+                    reports.append(self.import_source(src, importer, options, force=force,
+                                                      on_progress=on_progress, index=not several))
+            except Exception:
+                if several and reports:  # the sources that landed are searchable all the same
+                    with suppress(Exception):
+                        self._catch_up_after(reports, on_progress)
+                raise
+            if several and reports:
+                self._catch_up_after(reports, on_progress)
         for link in getattr(sources, "skipped_links", ()):
             reports.append(skipped_link_report(link))
         by_folder: dict[Path, list[Path]] = {}
@@ -265,6 +277,22 @@ class Store:
                                              f"(e.g. {names})"]))
         return reports
 
+    def _catch_up_after(self, reports: list[Report], on_progress: Callable[..., None] | None) -> None:
+        """The index and vectors after several sources; a note on the last report as
+        `import_source` makes one."""
+        started = time.monotonic()
+        self.catch_up_index(on_progress=on_progress)
+        self.catch_up_vectors(on_progress)
+        self._note_cut_short(reports[-1])
+        reports[-1].seconds += time.monotonic() - started
+
+    def _note_cut_short(self, report: Report) -> None:
+        if self.cut_short:
+            report.notes.append(
+                f"{len(self.cut_short)} message(s) longer than {INDEX_TEXT_CHARS:,} characters: "
+                f"stored whole, searchable by their first {INDEX_TEXT_CHARS:,} characters")
+            self.cut_short = []
+
     def default_options(self) -> rec.ImportOptions:
         return rec.ImportOptions(timezone=self.config.timezone,
                                  owner_names=list(self.config.owner_names),
@@ -273,8 +301,9 @@ class Store:
 
     def import_source(self, path: Path, importer: rec.Importer, options: rec.ImportOptions,
                       *, force: bool = False, on_progress: Callable[..., None] | None = None,
-                      keep_forgotten: bool = False) -> Report:
-        """One source, one transaction: all of it lands, or none of it."""
+                      keep_forgotten: bool = False, index: bool = True) -> Report:
+        """One source, one transaction: all of it lands, or none of it. Without `index`, the
+        search index and vectors are left for the caller to catch up."""
         started = time.monotonic()
         key = str(path.resolve())
         opt_record = option_record(options.timezone, options.date_format, options.chat, options.owner_names)
@@ -365,12 +394,10 @@ class Store:
             # this keeps a new importer's miss from becoming a traceback)
             raise FormatError(f"{path}: cannot read the database ({e})") from e
         self.phase = None  # the source is saved (left "database" if interrupted before)
-        self.catch_up_index(on_progress=on_progress)
-        self.catch_up_vectors(on_progress)
-        if self.cut_short:
-            report.notes.append(
-                f"{len(self.cut_short)} message(s) longer than {INDEX_TEXT_CHARS:,} characters: "
-                f"stored whole, searchable by their first {INDEX_TEXT_CHARS:,} characters")
+        if index:
+            self.catch_up_index(on_progress=on_progress)
+            self.catch_up_vectors(on_progress)
+            self._note_cut_short(report)
         report.seconds = time.monotonic() - started
         return report
 
