@@ -118,6 +118,9 @@ class MetaImporter:
     """Both Messenger and Instagram; the platform of each thread comes from where it lies."""
 
     platform = "messenger"
+    # a thread folder's name is the thread's (annaberg_10158, t_8): one whose name differs only in
+    # its digits is another thread, not a newer download of this one
+    same_name_only = True
 
     def detect(self, path: Path) -> bool:
         path = Path(path)

@@ -328,7 +328,8 @@ class Store:
             # fingerprint: a chat of it was forgotten, and an import on purpose brings it back)
             state = _whole(state)
         elif known is None:  # a newer export under a new name: compare with the last one's import
-            earlier = self._earlier_export(importer.platform, path.resolve())
+            earlier = self._earlier_export(importer.platform, path.resolve(),
+                                           same_name_only=getattr(importer, "same_name_only", False))
             if earlier is not None:
                 state[rec.RESUME_STATE] = earlier[1]
                 report.notes.append(f"a newer export of {earlier[0]}: compared with its last import")
@@ -401,15 +402,19 @@ class Store:
         report.seconds = time.monotonic() - started
         return report
 
-    def _earlier_export(self, platform: str, path: Path) -> tuple[str, dict[str, Any]] | None:
+    def _earlier_export(self, platform: str, path: Path, *,
+                        same_name_only: bool = False) -> tuple[str, dict[str, Any]] | None:
         """(path, resume state) of the last import of an export of the same platform and name
-        (digits aside) whose resume state stays right under another name (rec.PORTABLE)."""
+        (digits aside, unless `same_name_only`: an importer whose sources' names tell them apart
+        by their digits, as Meta's thread folders t_8 and t_80) whose resume state stays right
+        under another name (rec.PORTABLE)."""
         st = m.Source.__table__
 
         def shape(name: str) -> str:
             return re.sub(r"\d+", "#", name)
 
-        names = {path.name: 0, shape(path.name): 1}  # the same name first, then the same shape
+        names = {path.name: 0} if same_name_only else {path.name: 0, shape(path.name): 1}
+        # (the same name first, then the same shape)
         found: list[tuple[int, float, str, dict[str, Any]]] = []
         with self.read() as conn:
             # (not one with a chat forgotten since: its fingerprint is cleared, and the next

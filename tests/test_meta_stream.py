@@ -222,3 +222,20 @@ def test_a_resumed_reimport_of_a_grown_download_ends_as_a_fresh_import_of_it(tmp
         assert len(whole["messages"]) + len(whole["calls"]) == len(grown)
         assert whole["reactions"] and whole["calls"]
         assert resumed == whole
+
+
+def test_threads_whose_names_differ_in_digits_are_not_newer_downloads_of_each_other(tmp_path):
+    """t_8 and t_80 (annaberg_10158 and annaberg_20771) are two threads: the second is not
+    compared with the first's import, and a re-import of one that grew reads only its new
+    messages, whatever the other did."""
+    inbox = tmp_path / "messages" / "inbox"
+    for name, start in (("t_8", 0), ("t_80", 2000)):
+        (inbox / name).mkdir(parents=True)
+        _write(inbox / name, _messages(start, 40))
+    home = tmp_path / "home"
+    reports = [import_path(home, inbox / name) for name in ("t_8", "t_80")]
+    assert not any(n.startswith("a newer export") for r in reports for n in r["notes"])
+    for name, start in (("t_8", 0), ("t_80", 2000)):
+        _write(inbox / name, [*_messages(start, 40), *_messages(start + 40, 5)])
+        report = import_path(home, inbox / name)
+        assert report["messages"]["new"] == 5 and "5 new message(s) decoded" in note(report, "re-import")
