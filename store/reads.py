@@ -276,8 +276,17 @@ class Reader:
         """Calls of the chat (at or after `since`, older than the position `before`)."""
         if before is None:
             return windows.call_count(self.conn, chat_id, since)
-        return int(self.conn.execute(select(func.count()).select_from(_ct)
-                                     .where(_call_cond(chat_id, since, before))).scalar_one())
+        count = select(func.count()).select_from(_ct)
+        when, ordinal, ident = before
+        if ordinal < 0 and ident:  # before a call: the older times, then its minute's smaller ids,
+            # each a range along the index (one OR over both read every call of the chat: 3.3 ms
+            # for 10,000 calls, the two ranges 0.5 ms)
+            older = _call_cond(chat_id, since, (when, -1, ""))
+            tied = (_ct.c.chat_id == chat_id) & (_ct.c.started_at == when) & (_ct.c.id < ident)
+            if since is not None:
+                tied = tied & (_ct.c.started_at >= since)
+            return sum(int(self.conn.execute(count.where(c)).scalar_one()) for c in (older, tied))
+        return int(self.conn.execute(count.where(_call_cond(chat_id, since, before))).scalar_one())
 
     def calls_among_newest(self, chat_id: str, offset: int) -> int:
         """How many calls are among the chat's `offset` newest turns (messages and calls)."""
@@ -454,8 +463,8 @@ def _call_cond(chat_id: str, since: datetime | None, before: tuple[datetime, int
         when, ordinal, ident = before
         if ordinal >= 0:
             cond = cond & (_ct.c.started_at <= when)
-        elif ident:
-            cond = cond & or_(_ct.c.started_at < when, and_(_ct.c.started_at == when, _ct.c.id < ident))
+        elif ident:  # a row value: the index is read from that position down, not from the newest call
+            cond = cond & (tuple_(_ct.c.started_at, _ct.c.id) < tuple_(when, ident))
         else:
             cond = cond & (_ct.c.started_at < when)
     return cond

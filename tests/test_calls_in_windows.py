@@ -97,6 +97,19 @@ def test_context_window_deep_in_a_chat_of_many_calls(store):
     assert r["has_more_older"]
 
 
+def test_context_before_a_call_counts_and_shows_only_what_is_older(store):
+    chat_id, order = chat_order(store)
+    # calls at a message's minute, several in one minute (c_0007k: three at message 7's minute)
+    anchors = [i for i in order if i.startswith("c_")][::37] + ["c_00070", "c_00071", "c_00072", "c_01052", "c_03501"]
+    for anchor in anchors:
+        older = order[order.index(anchor) + 1:]
+        r = get_conversation_context(store, store.config.seat(None), chat_id, token_budget=800, before=anchor)
+        ids = [i.get("id") or i.get("call_id") for i in r["items"]]
+        assert ids and set(ids) <= set(older), anchor
+        assert ids[:2] == older[:2], anchor
+        assert r["items_included"] + r["items_omitted"] == len(older), anchor
+
+
 def _gaps() -> list[dict]:
     """Messages in January and March only, a February of calls alone, calls before the first
     and after the last message, several calls at one message's time."""
