@@ -227,9 +227,10 @@ if os.environ.get("BENCH_GC_BEFORE") == "1":
 pauses, started = [], {}
 def watch(phase, info):
     if phase == "start":
-        started["t"] = time.perf_counter()
-    else:
-        pauses.append((time.time(), info["generation"], (time.perf_counter() - started["t"]) * 1000))
+        started["t"], started["c"] = time.perf_counter(), time.thread_time()
+    else:  # wall and CPU (of the collecting thread: a loaded machine stretches the wall)
+        pauses.append((time.time(), info["generation"], (time.perf_counter() - started["t"]) * 1000,
+                       (time.thread_time() - started["c"]) * 1000))
 gc.callbacks.append(watch)
 def report():
     ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -283,12 +284,15 @@ async def mcp_run(home: Path, config: Path, todo: dict[str, list[dict[str, Any]]
             break
         time.sleep(0.1)
     server = json.loads(gc_out.read_text()) if gc_out.exists() else {}
-    pauses = [(g, ms) for t, g, ms in server.pop("pauses", []) if t >= since]
-    full = sorted(ms for g, ms in pauses if g == 2)
-    server.update(calls_cpu_s=round(cpu, 2), collections=len(pauses), gc_ms=round(sum(ms for _, ms in pauses), 1),
-                  full=len(full), full_max_ms=round(full[-1], 1) if full else 0,
-                  full_ms=[round(x, 1) for x in full[-10:]],
-                  young_max_ms=round(max((ms for g, ms in pauses if g < 2), default=0), 2))
+    pauses = [(g, ms, c) for t, g, ms, c in server.pop("pauses", []) if t >= since]
+    full = sorted((ms, c) for g, ms, c in pauses if g == 2)
+    server.update(calls_cpu_s=round(cpu, 2), collections=len(pauses), gc_ms=round(sum(p[1] for p in pauses), 1),
+                  gc_cpu_ms=round(sum(p[2] for p in pauses), 1),
+                  full=len(full), full_max_ms=round(full[-1][0], 1) if full else 0,
+                  full_max_cpu_ms=round(max(c for _, c in full), 1) if full else 0,
+                  full_ms=[(round(w, 1), round(c, 1)) for w, c in full[-10:]],
+                  young_max_ms=round(max((p[1] for p in pauses if p[0] < 2), default=0), 2),
+                  young_max_cpu_ms=round(max((p[2] for p in pauses if p[0] < 2), default=0), 2))
     return {"calls": n_calls, "errors": errors, "all": stats(every, (50, 95, 99)),
             "per_case": {c: stats(v, (50, 95, 99)) for c, v in per.items()}, "server": server}
 
@@ -324,7 +328,8 @@ def through_mcp(home: Path, config: Path, repeat: int, n_calls: int) -> dict[str
         r, srv = out[label], out[label]["server"]
         log(f"  MCP, {label}: {n_calls} calls, p50 {r['all']['p50']} p95 {r['all']['p95']} "
             f"p99 {r['all']['p99']} max {r['all']['max']} ms; server CPU {srv.get('calls_cpu_s', 0):.1f} s, "
-            f"{srv.get('full')} full collections, longest {srv.get('full_max_ms')} ms, errors {r['errors']}")
+            f"{srv.get('full')} full collections, longest {srv.get('full_max_ms')} ms ({srv.get('full_max_cpu_ms')} ms CPU), "
+            f"errors {r['errors']}")
     return out
 
 def main(argv: list[str] | None = None) -> None:
@@ -373,14 +378,18 @@ def report(result: dict[str, Any]) -> str:
                     lines.append(f"| {case} | {v['wall']['p50']} / {v['wall']['p95']} | "
                                  f"{v['cpu']['p50']} / {v['cpu']['p95']} |")
             lines.append("")
+        if ip:
+            p50s = [v["cpu"]["p50"] for v in ip.values() if isinstance(v, dict)]
+            lines += [f"the same mix in-process: mean of the cases' CPU p50 {sum(p50s) / len(p50s):.2f} ms", ""]
         for label, m in (r.get("mcp") or {}).items():
             srv = m["server"]
             lines += [f"{name}, MCP stdio, {label}: {m['calls']} calls, wall p50 / p95 / p99 / max "
                       f"{m['all']['p50']} / {m['all']['p95']} / {m['all']['p99']} / {m['all']['max']} ms; "
                       f"server CPU {srv.get('calls_cpu_s', 0):.1f} s ({1000 * srv.get('calls_cpu_s', 0) / m['calls']:.2f} ms "
-                      f"a call), {srv.get('full')} full collections (longest {srv.get('full_max_ms')} ms, "
-                      f"young at most {srv.get('young_max_ms')} ms), "
-                      f"{srv.get('collections')} in all ({srv.get('gc_ms')} ms), errors {m['errors']}", "",
+                      f"a call), {srv.get('full')} full collections (longest {srv.get('full_max_ms')} ms wall, "
+                      f"{srv.get('full_max_cpu_ms')} ms CPU; a young one at most {srv.get('young_max_ms')} ms wall, "
+                      f"{srv.get('young_max_cpu_ms')} ms CPU), {srv.get('collections')} in all "
+                      f"({srv.get('gc_ms')} ms wall, {srv.get('gc_cpu_ms')} ms CPU), errors {m['errors']}", "",
                       "| call | p50 | p95 | p99 | max |", "|---|---|---|---|---|"]
             for case, v in m["per_case"].items():
                 lines.append(f"| {case} | {v['p50']} | {v['p95']} | {v['p99']} | {v['max']} |")
