@@ -60,6 +60,15 @@ CHUNK = 500  # rowids per `IN (...)` query (SQLite allows 999 parameters in old 
 CHAT_STYLE_GROUP = 43  # chat.style; 45 is one-to-one
 ORPHAN_PREFIX = "orphan:"  # key of the chat for messages that no chat joins
 UNKNOWN_SENDER = "unknown"
+MARKS_KEY = "change_marks"  # in the state: the rows edited, unsent or deleted, and when
+
+
+def _int(value: Any) -> int:
+    """A date column as an int (a damaged page can hold text there: counted as changed)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return -1
 
 
 def handle_key(handle: str) -> str:
@@ -244,7 +253,7 @@ class ChatDb:
 
     def records(self, state: dict[str, Any]) -> Iterator[Record]:
         """Every record, or (with a previous `state`) the new rows plus old rows edited,
-        unsent or moved to Recently Deleted since."""
+        unsent, moved to or out of Recently Deleted since."""
         since = int(state.get("max_rowid") or 0)
         if since and self.guid_of(since) != state.get("guid_at_max"):
             self.counts.notes.append(
@@ -256,35 +265,48 @@ class ChatDb:
         self.max_edited = int(state.get("max_date_edited") or 0) if since else 0
         self.max_retracted = int(state.get("max_date_retracted") or 0) if since else 0
         self.max_deleted = int(state.get("max_delete_date") or 0) if since else 0
+        marks = self._change_marks()
+        self.marks_after = marks
         yield Estimate(max(0, self.top_rowid - since))
         if since:
-            yield from self._changed_old_rows(since)
+            yield from self._changed_old_rows(since, marks, state.get(MARKS_KEY))
         for row, chat_rowid, deleted_chat, delete_date in self._rows("m.ROWID > ?", (since,)):
             yield from self._record_or_problem(row, chat_rowid, deleted_chat, delete_date)
 
-    def _changed_old_rows(self, since: int) -> Iterator[Record]:
-        """Rows up to the watermark edited, unsent or moved to Recently Deleted since the last
-        import. Found by two narrow queries first, so that a grown database is not joined
-        whole again."""
-        checks, params = [], []
-        if "date_edited" in self.has:
-            checks.append("date_edited > ?")
-            params.append(self.max_edited)
-        if "date_retracted" in self.has:
-            checks.append("date_retracted > ?")
-            params.append(self.max_retracted)
-        rowids: set[int] = set()
+    def _change_marks(self) -> dict[str, list[int]]:
+        """Every row that was ever edited, unsent or moved to Recently Deleted, with when:
+        {rowid: [date_edited, date_retracted, delete_date]}. Few rows, found by one narrow scan
+        of the table; a re-import reads again the old rows whose marks changed, whatever dates
+        they carry (an edit made on the phone before the last import can reach this Mac after
+        it, dated before edits the last import already saw)."""
+        cols = [c if c in self.has else "0" for c in ("date_edited", "date_retracted")]
+        marks: dict[str, list[int]] = {}
         try:
-            if checks:
-                sql = f"SELECT ROWID FROM message WHERE ROWID <= ? AND ({' OR '.join(checks)})"
-                rowids.update(r[0] for r in self.conn.execute(sql, (since, *params)))
+            if cols != ["0", "0"]:
+                sql = (f"SELECT ROWID, coalesce({cols[0]}, 0), coalesce({cols[1]}, 0) FROM message "
+                       f"WHERE coalesce({cols[0]}, 0) != 0 OR coalesce({cols[1]}, 0) != 0")
+                for rowid, edited, retracted in self.conn.execute(sql):
+                    marks[str(rowid)] = [_int(edited), _int(retracted), 0]
             if self.has_recoverable:
-                rowids.update(r[0] for r in self.conn.execute(
-                    "SELECT message_id FROM chat_recoverable_message_join "
-                    "WHERE delete_date > ? AND message_id <= ?", (self.max_deleted, since)))  # fmt: skip
+                for rowid, deleted in self.conn.execute(
+                        "SELECT message_id, coalesce(max(delete_date), 0) FROM chat_recoverable_message_join "
+                        "GROUP BY message_id"):  # fmt: skip
+                    marks.setdefault(str(rowid), [0, 0, 0])[2] = _int(deleted) or 1
         except sqlite3.Error as e:
             raise sqlite.translate(self.path, e) from e
-        ordered = sorted(rowids)
+        return marks
+
+    def _changed_old_rows(self, since: int, marks: dict[str, list[int]],
+                          before: dict[str, list[int]] | None) -> Iterator[Record]:  # fmt: skip
+        """Rows up to the watermark whose edit, unsend or Recently Deleted marks changed since
+        the last import (a state from before marks were kept: rows marked after its newest
+        dates, and every marked row, which are few)."""
+        rowids: set[int] = set()
+        if before is None:
+            rowids.update(int(r) for r in marks)
+        else:
+            rowids.update(int(r) for r in set(marks) | set(before) if marks.get(r) != before.get(r))
+        ordered = sorted(r for r in rowids if r <= since)
         for i in range(0, len(ordered), CHUNK):
             chunk = ordered[i : i + CHUNK]
             where = f"m.ROWID IN ({', '.join('?' * len(chunk))})"
@@ -298,6 +320,7 @@ class ChatDb:
             "max_date_edited": self.max_edited,
             "max_date_retracted": self.max_retracted,
             "max_delete_date": self.max_deleted,
+            MARKS_KEY: self.marks_after,
         }
 
     # ----------------------------------------------------------------- one row
