@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -321,12 +321,22 @@ class Ingest:
         inserts, versions, attachments = [], [], []
         for msg in dupes:
             self.report.chat(msg.chat_id).unchanged += 1
+        digests = {msg_id: message_digest(msg) for msg_id, msg in by_id.items()}
+        blank_only = set() if self.fresh else self._blank_only(m.Message.__table__, [
+            (aliases.get(i, i), msg, existing[aliases.get(i, i)]["digest"], message_digest)
+            for i, msg in by_id.items() if aliases.get(i, i) in existing
+            and existing[aliases.get(i, i)]["digest"] != digests[i]
+            and not self.reconcile.other_origin(existing[aliases.get(i, i)].get("run_id"))])
         for msg_id, msg in by_id.items():
             target = aliases.get(msg_id, msg_id)
-            digest = message_digest(msg)
+            digest = digests[msg_id]
             old = existing.get(target)
             cr = self.report.chat(msg.chat_id)
             self.touched_chats.add(msg.chat_id)
+            if target in blank_only:
+                cr.unchanged += 1
+                existing[target] = {**existing[target], "digest": digest}
+                continue
             if old is None and not self.fresh and msg.guid is None and (msg.deleted or msg.edited):
                 old = self._reconcile_content_keyed(msg)
                 if old is not None:
@@ -395,6 +405,30 @@ class Ingest:
         self.on_progress(self.count, self.expected)
         if len(self.reactions) >= BATCH:
             self.flush_reactions()
+
+    def _blank_only(self, table: Any, changed: list[tuple[str, Any, str, Callable[[Any], str]]]) -> set[str]:
+        """Of stored records whose digest differs from the source's record now (stored id,
+        record, stored digest, digest function), those where only blank characters at the end
+        of the raw text differ (an earlier version of a reader kept the blank after an element):
+        their raw text and digest are brought up to date quietly, as unchanged, nothing else
+        rewritten or indexed again. Their ids."""
+        if not changed:
+            return set()
+        ids = [c[0] for c in changed]
+        stored: dict[str, str] = {}
+        for i in range(0, len(ids), SQL_CHUNK):
+            stored.update(self.conn.execute(select(table.c.id, table.c.raw)
+                                            .where(table.c.id.in_(ids[i:i + SQL_CHUNK]))).all())
+        fixes = []
+        for target, record, old_digest, digest_of in changed:
+            raw, old_raw = record.raw or "", stored.get(target) or ""
+            if (old_raw != raw and old_raw.rstrip() == raw.rstrip()
+                    and digest_of(replace(record, raw=old_raw)) == old_digest):
+                fixes.append({"target": target, "raw": raw, "digest": digest_of(record)})
+        if fixes:
+            self.conn.execute(table.update().where(table.c.id == bindparam("target"))
+                              .values(raw=bindparam("raw"), digest=bindparam("digest")), fixes)
+        return {f["target"] for f in fixes}
 
     def _insert(self, table: Any, rows: list[dict]) -> None:
         """Insert rows that all have the same keys. On SQLite straight through the driver's
@@ -661,9 +695,17 @@ class Ingest:
                                          .where(t.c.id.in_(ids[i:i + SQL_CHUNK]))):
                 existing[row.id], origin_run[row.id] = row.digest, row.run_id
         inserts = []
+        blank_only = set() if self.fresh else self._blank_only(t, [
+            (aliases.get(i, i), call, existing[aliases.get(i, i)], call_digest)
+            for i, call in by_id.items() if aliases.get(i, i) in existing
+            and existing[aliases.get(i, i)] != call_digest(call)
+            and not self.reconcile.other_origin(origin_run[aliases.get(i, i)])])
         for source_cid, call in by_id.items():
             digest = call_digest(call)
             cid = aliases.get(source_cid, source_cid)
+            if cid in blank_only:
+                self.report.calls["unchanged"] += 1
+                continue
             if cid not in existing and not self.fresh:
                 found = self.reconcile.match_call(call)
                 if found is not None:  # the same call from another export of this chat
