@@ -80,11 +80,28 @@ def find_sources(path: Path, platform: str | None = None) -> Sources:
     unknown: list[Path] = []
     sources = _find(path, platform, skipped, unknown)
     if not sources:
+        named = _named_like_an_export(path, platform)
+        if named:
+            raise FormatError(named)
         links = (f"; {len(skipped)} symbolic link(s) inside were not followed (name one on the "
                  "command line to import it)") if skipped else ""
         raise FormatError(f"{path}: no recognised chat export here "
                           f"(use --platform to say what it is){links}")
     return Sources(sources, skipped, unknown)
+
+
+def _named_like_an_export(path: Path, platform: str | None) -> str | None:
+    """When `path` is named as one format's export (a Signal export's main.jsonl) but its
+    content is not that: the importer's one line saying so, naming the file."""
+    for name in ([platform] if platform else REGISTRY):
+        try:
+            why = getattr(get_importer(name), "unrecognised", None)
+            found = why(path) if why is not None else None
+        except (FormatError, OSError, ValueError, ImportError):
+            continue
+        if found:
+            return str(found)
+    return None
 
 
 def folder_entries(folder: Path, skipped: list[Path]) -> list[Path]:

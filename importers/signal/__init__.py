@@ -35,10 +35,18 @@ class SignalImporter:
     def detect(self, path: Path) -> bool:
         return self.reader_for(Path(path)) is not None
 
+    def unrecognised(self, path: Path) -> str | None:
+        """Why a path named like a Signal export is not one (one line naming the file), or None."""
+        return next((why for r in self.readers if (why := getattr(r, "unrecognised", lambda _p: None)(path))),
+                    None)
+
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         path = Path(path)
         reader = self.reader_for(path)
         if reader is None:
+            why = self.unrecognised(path)
+            if why:
+                raise FormatError(why)
             # Asked for explicitly (--platform signal) but not recognised: let the reader whose
             # shape it is closest to say what is wrong, so the message is specific.
             if path.is_dir():

@@ -72,19 +72,43 @@ def export_folder(path: Path) -> Path | None:
     return None
 
 
-def _first_object(main: Path) -> dict[str, Any] | None:
+def is_frame(obj: Any) -> bool:
+    """Is this one line of a Signal export: the header (BackupInfo: a `version` and a
+    `backupTimeMs`) or a Frame (one of the frame kinds, holding an object)?
+
+    >>> is_frame({"account": {"givenName": "Sam"}}), is_frame({"version": "1", "backupTimeMs": "1"})
+    (True, True)
+    >>> is_frame({"type": "message", "chat": "Anna Berg", "text": "hi"})
+    False
+    """
+    if not isinstance(obj, dict):
+        return False
+    if all(k in obj for k in BACKUP_INFO_KEYS):
+        return True
+    kinds = [k for k in FRAME_KINDS if k in obj]
+    return len(kinds) == 1 and isinstance(obj[kinds[0]], dict)
+
+
+def first_line_problem(main: Path) -> str | None:
+    """Why `main` is not a Signal export's main.jsonl, judged by its first line with content
+    ("line N: ..."), or None when that line is the header or a frame."""
     with main.open("rb") as f:
-        for _ in range(20):
+        for number in range(1, 21):
             line = f.readline(1 << 20)
             if not line:
+                return "empty: no backup frame" if number == 1 else "no backup frame in its first lines"
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                return f"line {number} is not JSON"
+            if is_frame(obj):
                 return None
-            if line.strip():
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    return None
-                return obj if isinstance(obj, dict) else None
-    return None
+            keys = ", ".join(list(obj)[:4]) if isinstance(obj, dict) else type(obj).__name__
+            return (f"line {number} is not a Signal backup frame (it has {keys}; a frame is one "
+                    f"of {', '.join(FRAME_KINDS[:4])}..., or the header with backupTimeMs)")
+    return "no backup frame in its first lines"
 
 
 class BackupReader:
@@ -95,10 +119,23 @@ class BackupReader:
             folder = export_folder(Path(path))
             if folder is None:
                 return False
-            first = _first_object(folder / MAIN_FILE)
-            return first is not None and any(k in first for k in (*FRAME_KINDS, *BACKUP_INFO_KEYS))
+            return first_line_problem(folder / MAIN_FILE) is None
         except OSError:
             return False
+
+    def unrecognised(self, path: Path) -> str | None:
+        """What is wrong with a path whose name says Signal export (main.jsonl, or a folder
+        holding one) but whose content does not: one line naming the file, else None."""
+        try:
+            folder = export_folder(Path(path))
+            if folder is None:
+                return None
+            problem = first_line_problem(folder / MAIN_FILE)
+        except OSError as e:
+            return f"{Path(path)}: cannot read it: {e.strerror}"
+        if problem is None:
+            return None
+        return f"{folder / MAIN_FILE}: not a Signal export from the phone: {problem}"
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         folder = export_folder(Path(path))
