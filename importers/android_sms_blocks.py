@@ -37,6 +37,14 @@ BACK = 4096  # an element's `date` attribute is looked for this far into its sta
 CUT_DIGITS = b"417"
 CUT_AT = re.compile(rb' date="\d{0,20}?' + CUT_DIGITS + rb'\d\d\d"')
 ELEMENT_START = re.compile(rb"<(?:sms|mms|call)[\s/>]")
+# A character outside the BMP written as two references to its UTF-16 halves ("&#55357;&#56832;"
+# for 😀): Signal's and Silence's plaintext SMS exports in this format, and other Android
+# writers, do so (kxml's serializer); XML forbids those code points and expat stops there.
+# SMS Backup & Restore reads them, and so do we: a pair is the character, a half alone U+FFFD.
+_HIGH = rb"(?:55(?:29[6-9]|[3-9]\d\d)|56(?:[0-2]\d\d|3[01]\d)|[xX][dD][89abAB][0-9a-fA-F]{2})"
+_LOW = rb"(?:56(?:3[2-9]\d|[4-9]\d\d)|57(?:[0-2]\d\d|3[0-3]\d|34[0-3])|[xX][dD][c-fC-F][0-9a-fA-F]{2})"
+SURROGATE_PAIR = re.compile(rb"&#(" + _HIGH + rb");&#(" + _LOW + rb");")
+SURROGATE_HALF = re.compile(rb"&#(?:" + _HIGH + rb"|" + _LOW + rb");")
 ROOT_START = re.compile(rb"<(smses|calls)(?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*'))*\s*>")
 ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']""")
 BOM = b"\xef\xbb\xbf"
@@ -188,12 +196,37 @@ def read_block(path: Path, start: int, end: int) -> bytes:
         return f.read(end - start)
 
 
+def _ref_value(ref: bytes) -> int:
+    return int(ref[1:], 16) if ref[:1] in b"xX" else int(ref)
+
+
+def _join_pair(m: re.Match[bytes]) -> bytes:
+    high, low = _ref_value(m[1]), _ref_value(m[2])
+    return b"&#%d;" % (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+
+def joined_surrogates(data: bytes) -> bytes:
+    """`data` with character references to UTF-16 halves made references to the character.
+
+    >>> joined_surrogates(b'body="Yup &#55357;&#56396; &#xD83D;&#xDE00;"')
+    b'body="Yup &#128076; &#128512;"'
+    >>> joined_surrogates(b"&#55357; alone, &#56396; too, &#57344; &#55295; are fine")
+    b'&#65533; alone, &#65533; too, &#57344; &#55295; are fine'
+    >>> joined_surrogates(b"&#55357;&#55357;&#56832;")
+    b'&#65533;&#128512;'
+    """
+    if b"&#" not in data:
+        return data
+    return SURROGATE_HALF.sub(b"&#65533;", SURROGATE_PAIR.sub(_join_pair, data))
+
+
 def elements(data: bytes, root: str) -> Iterator[ET.Element]:
     """The top-level elements of a block's bytes, parsed alone (wrapped in the root element),
     each as soon as it ends (cleared by the parser once the next one is asked for); raises
     ET.ParseError with its position in `data` (line 1 is the block's first line; the column on
     it counts from the block's first byte)."""
     wrap = f"<{root}>".encode()
+    data = joined_surrogates(data)
     parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     depth = 0
     top: ET.Element | None = None
