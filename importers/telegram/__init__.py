@@ -29,6 +29,9 @@ from .reader import CHAT_TYPES, read_export
 
 PLATFORM = "telegram"
 HEAD_BYTES = 4096
+# Telegram Desktop's HTML export (its default format): messages.html, messages2.html... whose
+# markup holds these
+HTML_MARKS = ('class="page_wrap"', 'class="history"')
 
 
 class TelegramImporter:
@@ -45,6 +48,26 @@ class TelegramImporter:
         if '"personal_information"' in head or ('"about"' in head and "Telegram" in head):
             return True
         return '"messages"' in head and any(f'"type": "{t}"' in head for t in CHAT_TYPES)
+
+    def unrecognised(self, path: Path) -> str | None:
+        """A Telegram Desktop export in HTML (the app's default format) where the JSON one was
+        wanted: one line naming the file and saying how to export it as JSON; else None."""
+        path = Path(path)
+        if path.is_dir():
+            candidates = [path / "messages.html", *sorted(path.glob("*/messages.html"))[:20]]
+        else:
+            candidates = [path] if path.suffix.lower() == ".html" else []
+        for page in candidates:
+            try:
+                head = head_text(page, HEAD_BYTES) if page.is_file() else ""
+            except OSError:
+                continue
+            if all(mark in head for mark in HTML_MARKS):
+                return (f"{page}: Telegram's HTML export, which chatmem does not read; export the "
+                        "chat again from Telegram Desktop with Format 'Machine-readable JSON' "
+                        "(Export chat history, or Settings > Advanced > Export Telegram data) "
+                        "and import its result.json")
+        return None
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         """Streamed (see stream.py): a broken file is a FormatError when the reading reaches
