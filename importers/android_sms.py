@@ -38,8 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from chatmem.errors import FormatError
-from chatmem.importers.android_sms_blocks import Scan, blocks_of, elements, scan
-from chatmem.importers.estimate import head_text
+from chatmem.importers.android_sms_blocks import (
+    UTF16_BOMS,
+    Scan,
+    blocks_of,
+    elements,
+    open_clean,
+    scan,
+)
 from chatmem.importers.resume_blocks import only_changed
 from chatmem.records import (
     OWNER,
@@ -146,9 +152,12 @@ class AndroidSmsImporter:
         if not path.is_file() or path.suffix.lower() != ".xml":
             return False
         try:
-            head = head_text(path, HEAD_BYTES)
+            with path.open("rb") as f:
+                raw = f.read(HEAD_BYTES)
         except OSError:
             return False
+        head = (raw.decode("utf-16", errors="replace") if raw.startswith(UTF16_BOMS)
+                else raw.decode("utf-8", errors="replace"))
         return bool(re.search(r"<(smses|calls)[\s>]", head))
 
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
@@ -193,14 +202,15 @@ class _Run:
     def _learn_owner(self) -> str | None:
         """The owner's number as a sent MMS names it (its 137 "from" address), or None."""
         try:
-            for _event, element in ET.iterparse(self.path, events=("end",)):
-                if element.tag == "mms":
-                    found = _sender_of_sent(element)
-                    if found:
-                        return found
-                    element.clear()
-                elif element.tag in ("sms", "call"):
-                    element.clear()
+            with open_clean(self.path) as stream:
+                for _event, element in ET.iterparse(stream, events=("end",)):
+                    if element.tag == "mms":
+                        found = _sender_of_sent(element)
+                        if found:
+                            return found
+                        element.clear()
+                    elif element.tag in ("sms", "call"):
+                        element.clear()
         except (ET.ParseError, OSError):
             return None  # the real pass reports it
         return None
@@ -300,7 +310,11 @@ class _Run:
             if self.learned:
                 self.owner = {phone_key(self.learned)}
         try:
-            events = ET.iterparse(self.path, events=("start", "end"))
+            stream = open_clean(self.path)
+        except OSError as e:
+            raise FormatError(f"{self.path}: cannot read ({e})") from e
+        try:
+            events = ET.iterparse(stream, events=("start", "end"))
             root_seen = False
             depth = 0
             for event, element in events:
@@ -325,6 +339,8 @@ class _Run:
             raise self._not_xml(line, column, e) from e
         except OSError as e:
             raise FormatError(f"{self.path}: cannot read ({e})") from e
+        finally:
+            stream.close()
         yield SourceState(notes=self._notes())
 
     def _not_xml(self, line: int, column: int, e: ET.ParseError) -> FormatError:

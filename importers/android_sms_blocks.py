@@ -21,13 +21,15 @@ parsed then, with the same prologue, so it is skipped.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import io
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 CHUNK = 1 << 20
 HEAD_BYTES = 1 << 16
@@ -44,10 +46,12 @@ ELEMENT_START = re.compile(rb"<(?:sms|mms|call)[\s/>]")
 _HIGH = rb"(?:55(?:29[6-9]|[3-9]\d\d)|56(?:[0-2]\d\d|3[01]\d)|[xX][dD][89abAB][0-9a-fA-F]{2})"
 _LOW = rb"(?:56(?:3[2-9]\d|[4-9]\d\d)|57(?:[0-2]\d\d|3[0-3]\d|34[0-3])|[xX][dD][c-fC-F][0-9a-fA-F]{2})"
 SURROGATE_PAIR = re.compile(rb"&#(" + _HIGH + rb");&#(" + _LOW + rb");")
+ANY_REF = re.compile(rb"&#[xX]?[0-9a-fA-F]{1,8};")
 SURROGATE_HALF = re.compile(rb"&#(?:" + _HIGH + rb"|" + _LOW + rb");")
 ROOT_START = re.compile(rb"<(smses|calls)(?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*'))*\s*>")
 ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']""")
 BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # a backup saved by a Windows shell's `>`
 PROLOGUE = re.compile(rb"(?:\s|<\?(?:(?!\?>).)*\?>|<!--(?:(?!--).)*-->)*", re.S)
 
 
@@ -83,6 +87,8 @@ def scan(path: Path) -> tuple[Scan | None, str]:
 
 def _scan(f, path: Path) -> tuple[Scan | None, str]:
     head = f.read(HEAD_BYTES)
+    if head.startswith(UTF16_BOMS):
+        return None, "UTF-16"
     if head.startswith(BOM):
         head = head[len(BOM):]
         offset = len(BOM)
@@ -218,6 +224,54 @@ def joined_surrogates(data: bytes) -> bytes:
     if b"&#" not in data:
         return data
     return SURROGATE_HALF.sub(b"&#65533;", SURROGATE_PAIR.sub(_join_pair, data))
+
+
+class CleanStream(io.RawIOBase):
+    """A backup's bytes as the parser is given them when the file is read whole: UTF-16
+    (with its byte order mark) as UTF-8, and references to UTF-16 halves joined
+    (`joined_surrogates`), also where a reference falls across two reads."""
+
+    def __init__(self, f: io.BufferedReader) -> None:
+        self.f = f
+        start = f.read(2)
+        self.decoder: codecs.IncrementalDecoder | None = None
+        if start in UTF16_BOMS:
+            self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+            self.decoder.decode(start)
+            self.pending = b""
+        else:
+            self.pending = start
+        self.out = b""
+        self.done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.out and not self.done:
+            chunk = self.f.read(CHUNK)
+            if self.decoder is not None:
+                chunk = self.decoder.decode(chunk, final=not chunk).encode("utf-8")
+            data = self.pending + chunk
+            if not chunk:
+                self.done, keep = True, len(data)
+            else:  # the last 32 bytes wait for the next read (a pair is 16 bytes at most),
+                # and so does a whole pair that lies across that point
+                keep = max(0, len(data) - 32)
+                for pattern in (SURROGATE_PAIR, ANY_REF):
+                    for m in pattern.finditer(data, max(0, keep - 32), keep + 32):
+                        if m.start() < keep < m.end():
+                            keep = m.start()
+            self.out, self.pending = joined_surrogates(data[:keep]), data[keep:]
+        n = min(len(buffer), len(self.out))
+        buffer[:n] = self.out[:n]
+        self.out = self.out[n:]
+        return n
+
+
+def open_clean(path: Path) -> io.BufferedReader:
+    """`path` for reading whole, as `CleanStream` gives it."""
+    return io.BufferedReader(CleanStream(path.open("rb")))
 
 
 def elements(data: bytes, root: str) -> Iterator[ET.Element]:
