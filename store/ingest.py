@@ -374,10 +374,11 @@ class Ingest:
                 # another export's view of a stored message: complete it, never replace it
                 if self.reconcile.source_digest(target) == digest:
                     cr.unchanged += 1
-                else:
-                    self._merge_message(target, msg, digest)
+                elif self._merge_message(target, msg, digest):
                     self.recount.add(msg.chat_id)
                     cr.updated += 1
+                else:
+                    cr.unchanged += 1
             else:
                 when = self._update_message(target, old, msg, digest)
                 self.recount.add(msg.chat_id)
@@ -600,10 +601,13 @@ class Ingest:
             select(*(at.c[n] for n in names)).where(at.c.message_id == message_id)
             .order_by(at.c.position))]
 
-    def _merge_message(self, target: str, msg: rec.Message, digest: str) -> None:
+    def _merge_message(self, target: str, msg: rec.Message, digest: str) -> bool:
         """Complete a stored message from another export's record of it: ids, text, reply,
         flags, versions and attachments it lacks; it keeps its own digest, so each source
-        finds its own version unchanged next time."""
+        finds its own version unchanged next time. False when this record adds nothing the
+        message lacks (an export that had it as it was, read again after another export
+        changed it): then only this source's version is remembered, the message is left as it
+        is (not listed with one more source, not indexed again)."""
         mt, vt = m.Message.__table__, m.MessageVersion.__table__
         cur = self.conn.execute(select(mt).where(mt.c.id == target)).one()
         values: dict[str, Any] = {"seq": self.seq}
@@ -638,17 +642,26 @@ class Ingest:
                            "sources": sorted(o for o in origins if o)}
         if "text" in values and msg.extra.get("edited_at"):  # the edit shown is this one
             values["extra"]["edited_at"] = msg.extra["edited_at"]
-        if new_versions:
-            self.conn.execute(vt.insert(), self._version_rows(target, new_versions, "source",
-                                                              start=len(known)))
+        merged: list[rec.Attachment] | None = None
         if msg.attachments:
             stored = self._stored_attachments(target)
             merged = merge_attachments(stored, msg.attachments)
-            if [asdict(a) for a in merged] != stored:
-                self._replace_attachments(target, merged)
+            if [asdict(a) for a in merged] == stored:
+                merged = None
+        before = {k: v for k, v in (cur.extra or {}).items() if k != "sources"}
+        after = {k: v for k, v in values["extra"].items() if k != "sources"}
+        if set(values) == {"seq", "extra"} and after == before and not new_versions and merged is None:
+            self.reconcile.remember_source(target, msg.id, digest, msg.raw)
+            return False
+        if new_versions:
+            self.conn.execute(vt.insert(), self._version_rows(target, new_versions, "source",
+                                                              start=len(known)))
+        if merged is not None:
+            self._replace_attachments(target, merged)
         self.conn.execute(mt.update().where(mt.c.id == target).values(**values))
         self.reconcile.remember_source(target, msg.id, digest, msg.raw)
         self.reconcile.merged_messages += 1
+        return True
 
     # -- reactions
     def flush_reactions(self) -> None:

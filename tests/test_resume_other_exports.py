@@ -136,3 +136,26 @@ def test_signal_desktop_a_resumed_reimport_ends_as_a_whole_read(tmp_path):
     assert report["messages"]["new"] == 5
     for table in resumed:
         assert resumed[table] == whole[table], table
+
+
+def test_an_export_read_again_after_the_other_changed_the_message_adds_nothing(tmp_path):
+    """B had the message as A had it; A's newer export edits it; B read whole again: nothing
+    in B is new, so the message stays as A's edit left it (not listed with one more source, not
+    indexed again) and the report says unchanged."""
+    import sqlite3
+
+    work = tmp_path / "run"
+    _run(work, [("A", None, 0), ("B", None, 0), ("A", "north", 0)], whole=False)
+    home = work / "home"
+
+    def message_rows() -> set[tuple]:
+        with sqlite3.connect(home / "chatmem.db") as db:
+            return set(db.execute("SELECT id, seq, text, edited, extra FROM messages"))
+
+    before = message_rows()
+    path = work / "B" / "result.json"
+    later(path)
+    report = import_path(home, path, force=True)
+    assert report["messages"]["updated"] == 0 and report["messages"]["new"] == 0
+    assert message_rows() == before
+    assert EDITS["north"][0] in {r[2] for r in before}
