@@ -74,19 +74,20 @@ def export_folder(path: Path) -> Path | None:
 
 def is_frame(obj: Any) -> bool:
     """Is this one line of a Signal export: the header (BackupInfo: a `version` and a
-    `backupTimeMs`) or a Frame (one of the frame kinds, holding an object)?
+    `backupTimeMs`) or a Frame (one of the frame kinds, alone or holding an object)?
 
     >>> is_frame({"account": {"givenName": "Sam"}}), is_frame({"version": "1", "backupTimeMs": "1"})
     (True, True)
-    >>> is_frame({"type": "message", "chat": "Anna Berg", "text": "hi"})
-    False
+    >>> is_frame({"type": "message", "chat": "Anna Berg", "text": "hi"}), is_frame({"account": 5})
+    (False, True)
     """
     if not isinstance(obj, dict):
         return False
     if all(k in obj for k in BACKUP_INFO_KEYS):
         return True
     kinds = [k for k in FRAME_KINDS if k in obj]
-    return len(kinds) == 1 and isinstance(obj[kinds[0]], dict)
+    # a frame is one key (a damaged value is the reader's to report, line by line)
+    return len(kinds) == 1 and (len(obj) == 1 or isinstance(obj[kinds[0]], dict))
 
 
 def first_line_problem(main: Path) -> str | None:
