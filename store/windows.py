@@ -228,7 +228,7 @@ def calls_among_newest(conn: Connection, chat_id: str, offset: int) -> int:
     cond = _CALLS.c.chat_id == chat_id
     if floor is not None:
         cond = cond & (_CALLS.c.started_at >= _month_span(floor)[0])
-    calls = dict(conn.execute(select(month_of, func.count()).where(cond).group_by(month_of)).all())
+    calls: dict[str, int] = dict(conn.execute(select(month_of, func.count()).where(cond).group_by(month_of)).all())
     newer = calls_newer = 0  # turns and calls in the months newer than the one at the offset
     for month in sorted(set(messages) | set(calls), reverse=True):
         n_msgs, n_calls = messages.get(month, 0), calls.get(month, 0)
