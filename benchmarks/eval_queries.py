@@ -6,9 +6,10 @@
     python benchmarks/eval_queries.py --modes keyword,semantic,hybrid   # once search_memory has `mode`
     python benchmarks/eval_queries.py --slice heldout    # only the held-out queries
 
-Two slices of queries: `set` (queryset/queries.yaml, the set the ranking was tuned on) and
-`heldout` (queryset/heldout.yaml, written later over chats the tuning never saw); every run
-reports each slice apart as well as both together.
+Three slices of queries: `set` (queryset/queries.yaml, the set the ranking was tuned on),
+`heldout` (queryset/heldout.yaml, written later over chats the tuning never saw) and
+`paraphrase2` (queryset/paraphrase2.yaml, paraphrases only, written after the semantic leg's
+choices were made on the other two); every run reports each slice apart as well as all together.
 
 What it does:
 1. Writes (once, cached in benchmarks/data/eval/) a generated WhatsApp group export of N
@@ -48,7 +49,8 @@ sys.path.insert(0, str(HERE))
 
 QUERYSET = HERE / "queryset"
 CHATS = QUERYSET / "chats"
-SLICES = {"set": QUERYSET / "queries.yaml", "heldout": QUERYSET / "heldout.yaml"}
+SLICES = {"set": QUERYSET / "queries.yaml", "heldout": QUERYSET / "heldout.yaml",
+          "paraphrase2": QUERYSET / "paraphrase2.yaml"}
 DATA = HERE / "data" / "eval"
 RESULTS = HERE / "results"
 TOP = 10
@@ -398,7 +400,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--modes", default=None,
                     help="comma-separated search_memory modes (keyword,semantic,hybrid); default: none passed")
     ap.add_argument("--slice", default=None, choices=[*SLICES, "all"],
-                    help="the tuned set, the held-out queries, or all (default)")
+                    help="the tuned set, the held-out queries, the second paraphrase slice, or all (default)")
     ap.add_argument("--out", type=Path, default=RESULTS / "queryset.json")
     ap.add_argument("--show-misses", action="store_true", help="list the queries each system missed")
     args = ap.parse_args(argv)
