@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from chatmem.config import Seat
 from chatmem.errors import ArgumentError, NotFound, QueryError
@@ -93,8 +93,11 @@ def _search_memory(store: Store, seat: Seat, query: str, parsed: ParsedQuery | N
                    group: bool | None = None, since: str | None = None, until: str | None = None,
                    limit: int = 10,
                    sort: str = "relevance", person: str | None = None, offset: int = 0,
-                   mode: str | None = None, attachment_type: str | None = None) -> SearchResult:
-    """search_memory with its query read (`parsed`: None for an empty or invalid one)."""
+                   mode: str | None = None, attachment_type: str | None = None,
+                   ids_only: bool = False) -> SearchResult:
+    """search_memory with its query read (`parsed`: None for an empty or invalid one).
+    `ids_only`: results carry only their ids (hybrid's keyword leg, which fuses ids and loads
+    only the page it shows)."""
     timer = Timer()
     types = _attachment_types(attachment_type)
     if types is not None and mode in ("semantic", "hybrid"):
@@ -135,7 +138,7 @@ def _search_memory(store: Store, seat: Seat, query: str, parsed: ParsedQuery | N
         parsed = ParsedQuery(None)
     if mode != "keyword" and query.strip():
         def keyword(**kw: Any) -> SearchResult:
-            return _search_memory(store, seat, kw.pop("query"), parsed, **kw)
+            return _search_memory(store, seat, kw.pop("query"), parsed, ids_only=True, **kw)
 
         def load(page: list[tuple[str, float]]) -> list[SearchHit]:
             return _load_results(store, seat, list(page), frozenset())
@@ -161,7 +164,10 @@ def _search_memory(store: Store, seat: Seat, query: str, parsed: ParsedQuery | N
     _apply_operators(store, parsed, flt, matched)
 
     hits = search(store, parsed, flt, limit=limit, offset=offset, sort=sort)
-    results = _load_results(store, seat, list(zip(hits.ids, hits.scores)), hits.highlight)
+    if ids_only:
+        results = [cast(SearchHit, {"id": i}) for i in hits.ids]
+    else:
+        results = _load_results(store, seat, list(zip(hits.ids, hits.scores)), hits.highlight)
     for hit in results:
         if hit["id"] in hits.replies:
             hit["found_as"] = "reply"

@@ -10,7 +10,9 @@ the semantic leg scans only the vectors of messages the filters allow.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from chatmem.config import Seat
@@ -127,6 +129,19 @@ def semantic_leg(store: Store, seat: Seat, query: str, *, platform: str | None, 
     return [(i, s) for i, s in near if s >= SIMILARITY_FLOOR]
 
 
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _beside() -> ThreadPoolExecutor:
+    """The threads hybrid searches run their semantic leg in (made at the first one)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chatmem-semantic")
+        return _pool
+
+
 def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
                       keyword: Callable[..., SearchResult], load: Callable[..., list[SearchHit]],
                       *, limit: int, offset: int = 0, sort: str, since: str | None, until: str | None,
@@ -138,10 +153,20 @@ def search_by_meaning(store: Store, seat: Seat, query: str, mode: str,
     legs: dict[Leg, list[str]] = {}
     keyword_result: SearchResult | None = None
     if mode == "hybrid":
-        keyword_result = keyword(query=query, limit=KEYWORD_DEPTH, sort="relevance", since=since,
-                                 until=until, mode="keyword", **filters)
+        # the semantic leg runs beside the keyword leg: its scan is numpy and SQLite, which let
+        # the keyword leg's Python run on the other core meanwhile (benchmarks/NOTES.md)
+        pending = _beside().submit(semantic_leg, store, seat, query, since=bounds[0], until=bounds[1],
+                                   **filters)
+        try:
+            keyword_result = keyword(query=query, limit=KEYWORD_DEPTH, sort="relevance", since=since,
+                                     until=until, mode="keyword", **filters)
+        except BaseException:
+            pending.exception()  # the leg has ended before the keyword leg's error is raised
+            raise
+        near = pending.result()
         legs["keyword"] = [r["id"] for r in keyword_result["results"]]
-    near = semantic_leg(store, seat, query, since=bounds[0], until=bounds[1], **filters)
+    else:
+        near = semantic_leg(store, seat, query, since=bounds[0], until=bounds[1], **filters)
     legs["semantic"] = [i for i, _ in near]
     fused = keep_keyword_head(reciprocal_rank_fusion(legs), legs.get("keyword", []))
     page = fused[offset:offset + limit]
