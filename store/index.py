@@ -59,6 +59,9 @@ from .permissions import make_private
 from .quick import INDEX_STATE_FILE as STATE_FILE
 from .quick import INDEX_VERSION
 from .segment import SegmentBuilder, gc_paused
+from .whoosh_files import install as _read_segments_in_place
+
+_read_segments_in_place()
 
 # 3: pre-analysed text only (exact + stems + parts + CJK pairs), word pairs for phrases, names
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
@@ -374,9 +377,7 @@ class FullTextIndex:
                     if replace:
                         ids += builder.ids
                 if replace and ids:
-                    searcher = writer.searcher()
-                    for record_id in ids:
-                        writer.delete_by_term("id", record_id, searcher=searcher)
+                    _delete_ids(writer, ids)
                 writer.segments.extend(segments)
             except BaseException:
                 writer.cancel()
@@ -401,7 +402,8 @@ class FullTextIndex:
         return len(ids)
 
     def doc_count(self) -> int:
-        return self.ix.doc_count()
+        """Documents in the index, from its table of contents (no segment is opened)."""
+        return sum(seg.doc_count() for seg in self.ix._segments())
 
     @contextmanager
     def reading(self):
@@ -451,6 +453,21 @@ def _write_segment(builder: SegmentBuilder, writer: Any) -> Any:
     segment = builder.write(writer.storage, writer.indexname, writer.schema, writer.codec)
     gc.collect()
     return segment
+
+
+def _delete_ids(writer: Any, ids: list[str]) -> None:
+    """Mark the documents of these record ids deleted in the segments `writer` started from:
+    one term lookup per id and segment (Whoosh's `delete_by_term` builds a query, a matcher
+    and a searcher per id: 0.9 s of CPU for 10,000 ids at a million messages)."""
+    reader = writer.reader()
+    try:
+        for leaf, base in reader.leaf_readers():
+            for record_id in ids:
+                if ("id", record_id) in leaf:
+                    for docnum in leaf.postings("id", record_id).all_ids():
+                        writer.delete_document(base + docnum)
+    finally:
+        reader.close()
 
 
 def _widen(span: list, ts: int) -> None:
