@@ -14,7 +14,7 @@ read from its column when the schema has one, else from json. Per schema version
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,15 @@ def attachments_root(db_path: Path) -> Path | None:
     return None
 
 
+def _time_key(value: Any) -> Any:
+    """A time as SQLite compares it with an INTEGER column: digits in text count as the number."""
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 class DesktopReader:
     name = "signal-desktop"
 
@@ -168,13 +177,8 @@ class _Run:
         try:
             if ranges is None:
                 pairs = self.conn.execute(query).fetchall()
-            else:  # a re-import: the rows it reads, some hundred ranges per query
-                pairs = []
-                for i in range(0, len(ranges), 200):
-                    part = ranges[i:i + 200]
-                    where = " OR ".join("q.rowid BETWEEN ? AND ?" for _ in part)
-                    pairs += self.conn.execute(f"{query} AND ({where})",
-                                               [n for r in part for n in r]).fetchall()
+            else:
+                pairs = self._quote_pairs_in(ranges, author, quote)
         except self.errors as e:  # an SQLite without JSON functions (before 3.38, optional)
             self.notes.append(f"quotes are kept as text, not linked: {e}")
             return {}
@@ -195,6 +199,40 @@ class _Run:
             for rowid, found in candidates.items()
             if rowid in matching or len(found) == 1
         }
+
+    def _quote_pairs_in(self, ranges: list[tuple[int, int]], author: str,
+                        quote: Callable[[str], str]) -> list[tuple]:
+        """The join of `_quote_targets` for the quoting rows among `ranges` (a re-import):
+        (quoting rowid, target id, target type, target author, quoted author).
+
+        A re-import reads a few rows: their quotes' targets are found in one pass over the
+        times they name (Signal's index on sent_at, else one scan of the table) instead of the
+        index SQLite would build on every message's time for the join (1.9 s at a million)."""
+        quoting: list[tuple] = []
+        for i in range(0, len(ranges), 200):  # some hundred ranges per query
+            part = ranges[i:i + 200]
+            where = " OR ".join("rowid BETWEEN ? AND ?" for _ in part)
+            quoting += self.conn.execute(
+                f"""SELECT q.rowid, q.conversationId, {quote("id")},
+                           coalesce({quote("authorAci")}, {quote("authorUuid")}, {quote("author")})
+                    FROM messages AS q WHERE instr(q.json, '"quote"') > 0 AND ({where})""",
+                [n for r in part for n in r]).fetchall()
+        wanted = {_time_key(qid) for _, _, qid, _ in quoting if qid is not None}
+        if not wanted:
+            return []
+        targets: dict[tuple[Any, Any], list[tuple]] = {}
+        for rowid, conv, sent_at, target, kind, target_author in self.conn.execute(
+                f"""SELECT t.rowid, t.conversationId, t.sent_at, t.id, t.type, {author}
+                    FROM messages AS t WHERE t.sent_at IN (SELECT value FROM json_each(?))""",
+                (json.dumps(sorted(wanted, key=str)),)):
+            targets.setdefault((conv, _time_key(sent_at)), []).append(
+                (rowid, target, kind, target_author))
+        pairs = []
+        for qrow, conv, qid, quoted in quoting:
+            for rowid, target, kind, target_author in targets.get((conv, _time_key(qid)), ()):
+                if rowid != qrow:
+                    pairs.append((qrow, target, kind, target_author, quoted))
+        return pairs
 
     # ------------------------------------------------------------------------------ the pass
 
