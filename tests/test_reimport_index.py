@@ -109,11 +109,11 @@ def test_a_second_small_reimport_keeps_every_message_once(tmp_path, monkeypatch)
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300), st.lists(st.tuples(
-    st.sampled_from(["read", "readline", "seek", "tell"]), st.integers(-5, 320), st.integers(0, 2)),
+    st.sampled_from(["read", "readline", "seek", "tell", "peek"]), st.integers(-5, 320), st.integers(0, 2)),
     max_size=25))
 def test_the_in_place_segment_file_reads_as_a_copy_would(data, ops):
     """Whoosh's segment parts are read through a view of the mapped file, not a BytesIO copy:
-    every read, line, seek and position is what the copy gives."""
+    every read, line, seek and position is what the copy gives; a peek shows what comes next."""
     view, copy = ViewFile(memoryview(data)), io.BytesIO(data)
     for op, n, whence in ops:
         if op == "read":
@@ -129,5 +129,10 @@ def test_the_in_place_segment_file_reads_as_a_copy_would(data, ops):
                     view.seek(target, whence)
             else:
                 assert view.seek(target, whence) == expected
+        elif op == "peek":  # what the next read gives, without moving
+            ahead = view.peek(n)
+            assert view.tell() == copy.tell()
+            assert copy.getvalue()[copy.tell():].startswith(ahead)
+            assert ahead or copy.tell() >= len(data)
         else:
             assert view.tell() == copy.tell()
