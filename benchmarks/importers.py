@@ -109,16 +109,18 @@ def row(size: str, fmt: str, r: dict[str, Any]) -> str:
         return f"{s['p50']} / {s['p95']} ({s['cpu']['p95']})" if s else "–"
 
     share = 100 * p["seconds"] / f["seconds"] if f["seconds"] else 0
+    cpu_share = 100 * p["cpu_s"] / f["cpu_s"] if f["cpu_s"] else 0
     return (f"| {NAMES.get(fmt, fmt)} | {size} | {f['new_messages']:,} | {f['seconds']:.0f} ({f['cpu_s']:.0f}) | "
             f"{f['peak_tree_rss_mb']:.0f} | {u['seconds']:.1f} | {t['seconds']:.1f} | "
-            f"{p['seconds']:.1f} ({p['cpu_s']:.1f}), {share:.1f}% | "
+            f"{p['seconds']:.1f} ({p['cpu_s']:.1f}), {share:.1f}% ({cpu_share:.1f}%) | "
+            f"{p['peak_tree_rss_mb']:.0f} | "
             + " | ".join(read(n) for n in SHOWN_READS)
             + f" | {r['load_before'][0]}–{r['load_after'][0]} | {r['commit']} |")
 
 
 def table() -> str:
     head = ("| importer | size | messages | import s wall (CPU) | peak RSS tree MB | unchanged s | re-export s | "
-            "+1% s wall (CPU), share | " + " | ".join(f"{n} p50 / p95 ms (CPU p95)" for n in SHOWN_READS)
+            "+1% s wall (CPU), share of the import's wall (CPU) | +1% peak RSS tree MB | " + " | ".join(f"{n} p50 / p95 ms (CPU p95)" for n in SHOWN_READS)
             + " | load | commit |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for size in generate.SIZES:
