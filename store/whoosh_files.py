@@ -92,4 +92,4 @@ class ViewBufferFile(BufferFile):
 
 
 def install() -> None:
-    compound.BufferFile = ViewBufferFile  # type: ignore[misc]
+    compound.BufferFile = ViewBufferFile
