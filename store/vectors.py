@@ -159,36 +159,22 @@ class VectorStore:
         people = {p: i for i, p in enumerate(state["people"])}
         older = list(state["segments"])  # rows of these may be replaced by the new ones
         segments = list(older)
-        parts: dict[str, list] = {c: [] for c in COLUMNS}
-        n = held = 0
-
-        def flush() -> None:
-            nonlocal parts, held
-            if not held:
-                return
-            cols = {c: np.concatenate(parts[c]) for c in COLUMNS}
-            self._mark_dead(older, cols["ids"])
-            name = f"seg-{_next_number(segments):06d}"
-            self._write_segment(name, cols)
-            segments.append(name)
-            parts, held = {c: [] for c in COLUMNS}, 0
-
+        writer = _SegmentWriter(self, segments, _next_number(segments),
+                                before_write=lambda cols: self._mark_dead(older, cols["ids"]))
+        n = 0
         for batch in _batches(rows, EMBED_BATCH):
-            parts["vec"].append(quantize(embed([r.text for r in batch])))
-            parts["ids"].append(np.array([r.id.encode() for r in batch]))
-            parts["chat"].append(np.array([chats.setdefault(r.chat_id, len(chats)) for r in batch],
-                                          dtype=np.int32))
-            parts["person"].append(np.array([people.setdefault(r.person_id, len(people))
-                                             if r.person_id else -1 for r in batch], dtype=np.int32))
-            parts["ts"].append(np.clip(np.array([r.ts for r in batch], dtype=np.int64), 0, 2**32 - 1)
-                               .astype(np.uint32))
+            writer.add({
+                "vec": quantize(embed([r.text for r in batch])),
+                "ids": np.array([r.id.encode() for r in batch]),
+                "chat": np.array([chats.setdefault(r.chat_id, len(chats)) for r in batch], dtype=np.int32),
+                "person": np.array([people.setdefault(r.person_id, len(people)) if r.person_id else -1
+                                    for r in batch], dtype=np.int32),
+                "ts": np.clip(np.array([r.ts for r in batch], dtype=np.int64), 0, 2**32 - 1).astype(np.uint32),
+            })
             n += len(batch)
-            held += len(batch)
-            if held >= SEGMENT_ROWS:
-                flush()
             if on_progress is not None:
                 on_progress(n)
-        flush()
+        writer.flush()
         # (the state names the new segments only now: a catch-up cut short leaves the vectors
         # as they were, and its segment folders are overwritten by the next one)
         state.update(format=FORMAT, model=model, seq=seq, segments=segments,
@@ -220,35 +206,19 @@ class VectorStore:
         """Pack the live rows of the small segments (under SEGMENT_ROWS rows) into as few
         segments as they fill, one at a time: full segments are left as they are, so packing
         holds at most about two segments' columns."""
-        import numpy as np
 
         state = self.state()
         small = [s for s in state["segments"] if self._rows(s) < SEGMENT_ROWS]
         if len(small) < 2:
             return
         segments = [s for s in state["segments"] if s not in small]
-        number = _next_number(state["segments"])
-        cols: dict[str, list] = {c: [] for c in COLUMNS}
-        held = 0
-
-        def write() -> None:
-            nonlocal cols, held, number
-            name = f"seg-{number:06d}"
-            number += 1
-            self._write_segment(name, {c: np.concatenate(v) if v else _empty(c) for c, v in cols.items()})
-            segments.append(name)
-            cols, held = {c: [] for c in COLUMNS}, 0
-
+        writer = _SegmentWriter(self, segments, _next_number(state["segments"]))
         for name in small:
             seg = self._read_segment(name, mmap=False)
             keep = ~seg["dead"]
-            for c in COLUMNS:
-                cols[c].append(seg[c][keep])
-            held += int(keep.sum())
-            if held >= SEGMENT_ROWS:
-                write()
-        if held or not segments:
-            write()
+            writer.add({c: seg[c][keep] for c in COLUMNS})
+        if writer.held or not segments:
+            writer.flush(even_empty=True)
         state["segments"] = segments
         self._write_state(state)
         for o in small:
@@ -353,6 +323,39 @@ class VectorStore:
 
 
 FILTERED = 511  # the distance of a row the filters leave out: above any Hamming distance (256)
+
+
+class _SegmentWriter:
+    """Columns gathered a part at a time and written as segments of about SEGMENT_ROWS rows, so
+    a catch-up or a packing holds one segment's columns at a time; each name is appended to
+    `segments` as it is written."""
+
+    def __init__(self, vs: VectorStore, segments: list[str], number: int,
+                 before_write: Callable[[dict[str, np.ndarray]], object] | None = None) -> None:
+        self.vs, self.segments, self.number, self.before_write = vs, segments, number, before_write
+        self.parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+        self.held = 0
+
+    def add(self, cols: dict[str, np.ndarray]) -> None:
+        for c in COLUMNS:
+            self.parts[c].append(cols[c])
+        self.held += len(cols["ids"])
+        if self.held >= SEGMENT_ROWS:
+            self.flush()
+
+    def flush(self, even_empty: bool = False) -> None:
+        import numpy as np
+
+        if not self.held and not even_empty:
+            return
+        cols = {c: np.concatenate(v) if v else _empty(c) for c, v in self.parts.items()}
+        if self.before_write is not None:
+            self.before_write(cols)
+        name = f"seg-{self.number:06d}"
+        self.number += 1
+        self.vs._write_segment(name, cols)
+        self.segments.append(name)
+        self.parts, self.held = {c: [] for c in COLUMNS}, 0
 
 
 def _hamming(bits: np.ndarray, qbits: np.ndarray) -> np.ndarray:
