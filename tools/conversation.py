@@ -138,7 +138,18 @@ def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tup
             raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
                                 f"{before!r} is not in it")
         return (call[0].started_at, -1, call[0].id)
-    when = parse_time(before, "before", tz)
+    # an id a JSON Lines file gave its message or call (any form), else a time
+    found = reader.message(seat, before)
+    if found is not None and found[0].chat_id == chat_id:
+        return (found[0].sent_at, found[0].ordinal, found[0].id)
+    call = reader.call(seat, before)
+    if call is not None and call[0].chat_id == chat_id:
+        return (call[0].started_at, -1, call[0].id)
+    try:
+        when = parse_time(before, "before", tz)
+    except ArgumentError:
+        raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time "
+                            f"(e.g. 2024-05-01); {before!r} is neither") from None
     assert when is not None
     return (when, -1, "")
 

@@ -140,6 +140,7 @@ def _memory(r: Reader, seat: Seat, record_id: str, tz) -> dict[str, Any] | None:
 
 
 READERS = (("mem_", _memory), ("c_", _call), ("a_", _attachment), ("", _message))
+KNOWN_PREFIXES = ("mem_", "c_", "a_", "m_", "t_")
 
 
 def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) -> RawResult:
@@ -157,6 +158,8 @@ def read_raw_data(store: Store, seat: Seat, record_id: str, max_chars: int = 0) 
             if record_id.startswith(prefix):
                 found = reader(r, seat, record_id, tz)
                 break
+        if found is None and not record_id.startswith(KNOWN_PREFIXES):
+            found = _call(r, seat, record_id, tz)  # a JSON Lines call keeps the id its file gave
     if found is None:
         return {"ok": False, "id": record_id,
                 "error": f"no record with id {record_id!r} (use an id from search_memory or get_context)"}
