@@ -2,7 +2,7 @@
 
 Each of our fixtures (WhatsApp .txt and .zip, JSON Lines, vCard, chat.db, CallHistory, an iOS
 backup folder, a Signal Desktop database, a signal-export folder, Signal's phone export, a
-Telegram result.json, SMS Backup & Restore files, a Meta thread and an encrypted Meta download
+Telegram result.json, Telegram HTML pages (a chat export and an account export's lists), SMS Backup & Restore files, a Meta thread and an encrypted Meta download
 file) is mutated with seeded byte
 flips, truncation, SQLite page corruption, and duplicated, removed or cut lines. Every mutant
 must either import or fail with one FormatError line naming the file: never another exception,
@@ -75,6 +75,8 @@ KINDS = [
     Kind("signal-export", "signal", TEXT_MUTATORS, "signal-export"),
     Kind("signal-phone-export", "signal", TEXT_MUTATORS, "signal-phone-export"),
     Kind("telegram", "telegram", TEXT_MUTATORS, "telegram"),
+    Kind("telegram-html", "telegram", TEXT_MUTATORS, "telegram-html"),
+    Kind("telegram-html-account", "telegram", TEXT_MUTATORS, "telegram-html-account"),
     Kind("sms-backup", "sms", TEXT_MUTATORS, "sms-backup"),
     Kind("meta-thread", "messenger", TEXT_MUTATORS, "meta-thread"),
     Kind("meta-e2ee", "messenger", TEXT_MUTATORS, "meta-e2ee"),
@@ -124,6 +126,16 @@ def lay_out(kind: Kind, folder: Path, rng: random.Random) -> tuple[Path, Path]:
         export = folder / "DataExport"
         shutil.copytree(FIXTURES / "telegram" / "DataExport_2024-03-02", export)
         return export / "result.json", export / "result.json"
+    if kind.layout == "telegram-html":
+        export = folder / "ChatExport"
+        shutil.copytree(FIXTURES / "telegram-html" / "ChatExport_2024-07-02", export)
+        return rng.choice([export / "messages.html", export / "messages2.html"]), export
+    if kind.layout == "telegram-html-account":
+        export = folder / "DataExport"
+        shutil.copytree(FIXTURES / "telegram-html" / "DataExport_2024-07-02", export)
+        return rng.choice([export / "lists" / "chats.html", export / "lists" / "contacts.html",
+                           export / "export_results.html", export / "chats" / "chat_001" / "messages.html",
+                           export / "chats" / "chat_003" / "messages2.html"]), export
     if kind.layout == "sms-backup":
         name = rng.choice(["sms-20240302120000.xml", "calls-20240302120000.xml"])
         target = Path(shutil.copy(FIXTURES / "android" / name, folder))

@@ -1,4 +1,5 @@
-"""Telegram Desktop's JSON export (`result.json`) → records.
+"""Telegram Desktop's JSON export (`result.json`) → records; its HTML export (the app's default
+format: messages.html, messages2.html...) is read by html.py.
 
 Two layouts: one chat ("Export chat history": `{"name", "type", "id", "messages": [...]}`) or the
 whole account ("Export Telegram data": `{"about", "personal_information", "contacts",
@@ -25,13 +26,11 @@ from pathlib import Path
 from chatmem.records import ImportOptions, Record
 
 from ..estimate import head_text
+from .html import detect_html, read_html_export
 from .reader import CHAT_TYPES, read_export
 
 PLATFORM = "telegram"
 HEAD_BYTES = 4096
-# Telegram Desktop's HTML export (its default format): messages.html, messages2.html... whose
-# markup holds these
-HTML_MARKS = ('class="page_wrap"', 'class="history"')
 
 
 class TelegramImporter:
@@ -39,8 +38,8 @@ class TelegramImporter:
 
     def detect(self, path: Path) -> bool:
         path = Path(path)
-        if not path.is_file() or path.suffix.lower() != ".json":
-            return False
+        if path.suffix.lower() != ".json" or not path.is_file():
+            return detect_html(path)
         try:
             head = head_text(path, HEAD_BYTES)
         except OSError:
@@ -49,30 +48,14 @@ class TelegramImporter:
             return True
         return '"messages"' in head and any(f'"type": "{t}"' in head for t in CHAT_TYPES)
 
-    def unrecognised(self, path: Path) -> str | None:
-        """A Telegram Desktop export in HTML (the app's default format) where the JSON one was
-        wanted: one line naming the file and saying how to export it as JSON; else None."""
-        path = Path(path)
-        if path.is_dir():
-            candidates = [path / "messages.html", *sorted(path.glob("*/messages.html"))[:20]]
-        else:
-            candidates = [path] if path.suffix.lower() == ".html" else []
-        for page in candidates:
-            try:
-                head = head_text(page, HEAD_BYTES) if page.is_file() else ""
-            except OSError:
-                continue
-            if all(mark in head for mark in HTML_MARKS):
-                return (f"{page}: Telegram's HTML export, which chatmem does not read; export the "
-                        "chat again from Telegram Desktop with Format 'Machine-readable JSON' "
-                        "(Export chat history, or Settings > Advanced > Export Telegram data) "
-                        "and import its result.json")
-        return None
-
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         """Streamed (see stream.py): a broken file is a FormatError when the reading reaches
-        the break, and the store keeps nothing of that import."""
-        return read_export(Path(path), options)
+        the break, and the store keeps nothing of that import. The HTML export (a chat's
+        folder, one of its pages, or the account's folder) is read by html.py."""
+        path = Path(path)
+        if path.is_dir() or path.suffix.lower() in (".html", ".htm"):
+            return read_html_export(path, options)
+        return read_export(path, options)
 
 
 __all__ = ["PLATFORM", "TelegramImporter"]

@@ -39,7 +39,8 @@ def import_cmd(app: AppContext, paths, platform, tz, date_format, chat, force, n
 
     Recognises iMessage chat.db / sms.db / iOS backup folders / CallHistory.storedata, WhatsApp
     .txt and .zip exports, Signal Desktop databases, Signal's own export from the phone
-    (main.jsonl) and signal-export folders, Telegram Desktop exports (result.json), Android SMS
+    (main.jsonl) and signal-export folders, Telegram Desktop exports (result.json, or the
+    HTML export's messages.html folders), Android SMS
     Backup & Restore XML (sms-*.xml, calls-*.xml), Messenger and Instagram threads from Meta's
     download (message_1.json...), contacts
     (vCard files, the macOS AddressBook database) and JSON Lines. The same conversation in
