@@ -58,9 +58,10 @@ class Kind:
     platform: str
     mutators: list[Mutator]
     layout: str  # "file": the fixture file itself; otherwise a builder below
+    family: str = ""  # kinds of one family share one importer's time (default: the platform)
 
     def kinds_of_platform(self) -> int:
-        return sum(1 for k in KINDS if k.platform == self.platform)
+        return sum(1 for k in KINDS if (k.family or k.platform) == (self.family or self.platform))
 
 
 KINDS = [
@@ -75,8 +76,8 @@ KINDS = [
     Kind("signal-export", "signal", TEXT_MUTATORS, "signal-export"),
     Kind("signal-phone-export", "signal", TEXT_MUTATORS, "signal-phone-export"),
     Kind("telegram", "telegram", TEXT_MUTATORS, "telegram"),
-    Kind("telegram-html", "telegram", TEXT_MUTATORS, "telegram-html"),
-    Kind("telegram-html-account", "telegram", TEXT_MUTATORS, "telegram-html-account"),
+    Kind("telegram-html", "telegram", TEXT_MUTATORS, "telegram-html", "telegram-html"),
+    Kind("telegram-html-account", "telegram", TEXT_MUTATORS, "telegram-html-account", "telegram-html"),
     Kind("sms-backup", "sms", TEXT_MUTATORS, "sms-backup"),
     Kind("meta-thread", "messenger", TEXT_MUTATORS, "meta-thread"),
     Kind("meta-e2ee", "messenger", TEXT_MUTATORS, "meta-e2ee"),

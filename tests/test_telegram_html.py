@@ -268,3 +268,10 @@ def test_the_source_is_never_written(tmp_path, cli):
     cli("import", export)
     after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in export.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_the_owners_own_chat_has_no_one_else_in_it(tmp_path):
+    folder = write_chat(tmp_path / "ChatExport", page(SAM, [Msg(1, T, SAM, text("Note to self: chalk"))]))
+    records = read(folder, owner_names=[SAM])
+    chat = next(r for r in records if isinstance(r, Chat))
+    assert (chat.group, chat.participants) == (False, []) and by_text(records, "Note to self").sender == "me"

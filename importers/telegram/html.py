@@ -325,7 +325,8 @@ class _Run:
             chat.group = True
         else:  # one chat exported alone: a group unless only the chat's namesake writes besides the owner
             chat.group = not all(n == chat.name for n in others)
-        chat.participants = others or ([] if chat.group else [chat.name])
+        saved = chat.name.casefold() in self.owner_names or entry.name == "Saved messages"  # the owner's own chat
+        chat.participants = others or ([] if chat.group or saved else [chat.name])
 
     @staticmethod
     def _sender_name(shown: str) -> str:
