@@ -275,3 +275,12 @@ def test_the_owners_own_chat_has_no_one_else_in_it(tmp_path):
     records = read(folder, owner_names=[SAM])
     chat = next(r for r in records if isinstance(r, Chat))
     assert (chat.group, chat.participants) == (False, []) and by_text(records, "Note to self").sender == "me"
+
+
+def test_the_page_readers_examples_hold():
+    import doctest
+
+    from chatmem.importers.telegram import html_page
+
+    result = doctest.testmod(html_page)
+    assert result.attempted and not result.failed

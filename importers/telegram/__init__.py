@@ -1,5 +1,5 @@
 """Telegram Desktop's JSON export (`result.json`) → records; its HTML export (the app's default
-format: messages.html, messages2.html...) is read by html.py.
+format: messages.html, messages2.html...) is read by html_export.py.
 
 Two layouts: one chat ("Export chat history": `{"name", "type", "id", "messages": [...]}`) or the
 whole account ("Export Telegram data": `{"about", "personal_information", "contacts",
@@ -26,7 +26,7 @@ from pathlib import Path
 from chatmem.records import ImportOptions, Record
 
 from ..estimate import head_text
-from .html import detect_html, read_html_export
+from .html_export import detect_html, read_html_export
 from .reader import CHAT_TYPES, read_export
 
 PLATFORM = "telegram"
@@ -51,7 +51,7 @@ class TelegramImporter:
     def read(self, path: Path, options: ImportOptions) -> Iterator[Record]:
         """Streamed (see stream.py): a broken file is a FormatError when the reading reaches
         the break, and the store keeps nothing of that import. The HTML export (a chat's
-        folder, one of its pages, or the account's folder) is read by html.py."""
+        folder, one of its pages, or the account's folder) is read by html_export.py."""
         path = Path(path)
         if path.is_dir() or path.suffix.lower() in (".html", ".htm"):
             return read_html_export(path, options)

@@ -26,7 +26,7 @@ cut-off copy) is a FormatError naming the page and the line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,19 +39,18 @@ MESSAGE_ID = re.compile(r"^message(-?\d+)$")
 PAGE_NUMBER = re.compile(r"^messages(\d*)\.html$")
 
 
-@dataclass
 class Node:
-    tag: str
-    attrs: dict[str, str]
-    line: int
-    children: list[Node | str] = field(default_factory=list)
+    """An element of a page: its tag, attributes, classes, first line and children."""
 
-    @property
-    def classes(self) -> set[str]:
-        return set(self.attrs.get("class", "").split())
+    __slots__ = ("tag", "attrs", "line", "children", "classes")
+
+    def __init__(self, tag: str, attrs: dict[str, str], line: int) -> None:
+        self.tag, self.attrs, self.line = tag, attrs, line
+        self.children: list[Node | str] = []
+        self.classes = frozenset(attrs.get("class", "").split())
 
     def has(self, *names: str) -> bool:
-        return set(names) <= self.classes
+        return all(n in self.classes for n in names)
 
     def elements(self) -> list[Node]:
         return [c for c in self.children if isinstance(c, Node)]
@@ -156,7 +155,7 @@ class Block:
     """One `<div class="message ...">` of a page."""
 
     native: int | None  # the number in id="message123" (negative: a date heading)
-    kinds: set[str]  # its classes: "service", or "default" (and "joined")
+    kinds: frozenset[str]  # its classes: "service", or "default" (and "joined")
     node: Node
     line: int
     raw: str  # the block's HTML as written

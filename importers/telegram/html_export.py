@@ -523,7 +523,7 @@ class _Run:
         else:
             msg.extra["media"] = inner.text()
 
-    def _generic(self, node: Node, cls: set[str], href: str, msg: Message, page: Page) -> None:
+    def _generic(self, node: Node, cls: frozenset[str], href: str, msg: Message, page: Page) -> None:
         """A media block drawn as an icon with a title, a description and a status line."""
         title, status = _text_of(node, "title"), _text_of(node, "status")
         description = _text_of(node, "description")
