@@ -4,7 +4,7 @@
     flock /work/wt/bench.lock python benchmarks/telegram_html.py --size 100k
 
 The export is an account export of 100 chats laid out as the app writes it (1000 messages a
-page, tests/telegram_html_builders.py), texts from textgen's Zipf vocabulary, one message in 20 a
+page, tests/telegram_html_builders.py; chat sizes fall off as 1/rank^0.8, the longest 13 pages at 100k, 123 at 1M), texts from textgen's Zipf vocabulary, one message in 20 a
 reply, one in 10 joined to the one before. Measured in subprocesses under /usr/bin/time: the
 reader alone (records counted and dropped: CPU, peak RSS), then `chatmem import` into an empty
 home (wall, CPU of the tree, peak RSS, via run.run_import) and an unchanged re-import. Prints
@@ -56,8 +56,10 @@ def write_export(root: Path, n: int) -> None:
     write_assets(root)
     (root / "export_results.html").write_text(results_page(), encoding="utf-8")
     start = datetime(2021, 1, 1, tzinfo=timezone.utc)
-    per_chat = n // CHATS
-    for c in range(CHATS):
+    weights = [1 / (c + 1) ** 0.8 for c in range(CHATS)]  # a few long chats of many pages, many short
+    sizes = [int(n * w / sum(weights)) for w in weights]
+    sizes[0] += n - sum(sizes)
+    for c, per_chat in enumerate(sizes):
         folder = root / "chats" / f"chat_{c + 1:03d}"
         folder.mkdir(parents=True)
         group = c % 3 == 0
