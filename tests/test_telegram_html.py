@@ -284,3 +284,13 @@ def test_the_page_readers_examples_hold():
 
     result = doctest.testmod(html_page)
     assert result.attempted and not result.failed
+
+
+def test_a_time_title_with_more_after_the_time_keeps_the_time(tmp_path):
+    # no exporter seen writes more than the time; should a newer one add an edit mark, the
+    # message keeps its time, is marked edited and keeps what was said
+    html = page(LIA, [Msg(1, T, LIA, text("Changed my mind"))]).replace(
+        'UTC+01:00">', 'UTC+01:00&#10;Edited: 02.03.2024 10:05:00 UTC+01:00">')
+    said = by_text(read(write_chat(tmp_path / "ChatExport", html)), "Changed my mind")
+    assert said.sent_at.astimezone(timezone.utc) == T and said.edited
+    assert said.extra["time_note"] == "Edited: 02.03.2024 10:05:00 UTC+01:00"

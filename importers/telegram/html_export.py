@@ -63,6 +63,7 @@ from .html_page import (
     parse_html,
     parse_title,
     read_page,
+    title_rest,
 )
 
 PLATFORM = "telegram"
@@ -420,6 +421,10 @@ class _Run:
         sent = parse_title(title, self.options.timezone) if title else None
         if sent is None:
             return f"a message without a readable time (title {title!r})" if title else "a message without a time"
+        extra: dict[str, Any] = {}
+        rest = title_rest(title)
+        if rest:  # not written by the versions seen: kept, and an edit mark taken as one
+            extra["time_note"] = rest
         shown = body.child("from_name")
         if shown is not None:
             state.last_sender = self._sender_name(shown.text())
@@ -428,7 +433,6 @@ class _Run:
             return "a message without a sender"
         name = state.last_sender or DELETED_ACCOUNT
         guid = f"{chat.key}/{block.native}"
-        extra: dict[str, Any] = {}
         if shown is not None and (via := VIA_BOT.match(shown.text())):
             extra["via_bot"] = "@" + via.group(2)
         content = body
@@ -451,6 +455,7 @@ class _Run:
                       raw=block.raw, extra=extra)
         if links:
             msg.extra["links"] = links
+        msg.edited = "edited" in rest.lower()
         signature = content.child("signature")
         if signature is not None:
             msg.extra["author"] = signature.text()

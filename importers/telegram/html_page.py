@@ -257,7 +257,18 @@ def _block_end(raw: str) -> int:
 # The zone is Qt's name of the zone's *standard* offset (QTimeZone::StandardTime): a summer time
 # is written with the winter offset ("14:03:22 UTC+01:00" for 14:03 CEST, which is 12:03 UTC).
 TITLE = re.compile(r"^\s*(\d{1,4})\.(\d{1,2})\.(\d{1,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?"
-                   r"(?:\s*(?:UTC|GMT)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?\s*$")
+                   r"(?:\s*(?:UTC|GMT)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?(?=\s|$)")
+
+
+def title_rest(title: str) -> str:
+    """What a time title says after its time (none in the versions seen; kept when a newer
+    app adds, say, when the message was edited).
+
+    >>> title_rest("02.03.2024 10:00:00 UTC+01:00"), title_rest("02.03.2024 10:00:00 UTC+01:00\\nEdited: 02.03.2024 10:05:00")
+    ('', 'Edited: 02.03.2024 10:05:00')
+    """
+    m = TITLE.match(title)
+    return title[m.end():].strip() if m else ""
 
 
 def parse_title(title: str, zone: tzinfo) -> datetime | None:
