@@ -190,3 +190,66 @@ def test_a_signal_folder_read_again_by_its_app_is_still_unchanged(cli, tmp_path)
     (folder / "sql" / "db.sqlite-wal").write_bytes(b"\0" * 32)  # a log is content: read again
     (third,) = reports(cli, str(folder))
     assert third["status"] == "ok"
+
+
+def _sources_state(home: Path) -> dict:
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(home / "chatmem.db")
+    try:
+        (state,) = conn.execute("SELECT state FROM sources").fetchone()
+    finally:
+        conn.close()
+    return json.loads(state)
+
+
+def test_a_digest_an_earlier_version_recorded_still_tells_a_re_export(cli, home, tmp_path, config):
+    """Stores imported before the digest became XXH3 hold SHA-256 digests ("sha256:..."): after
+    the upgrade, a re-export of an unchanged source (the same bytes, a new time) is still
+    unchanged, by the CLI's quick check and by the store's own path, not read again; the next
+    export that changed is digested the new way, and its re-export is unchanged too."""
+    import hashlib
+    import json
+    import sqlite3
+
+    from chatmem.importers import find_sources
+
+    src = export(tmp_path / "exports")
+    cli.json("import", str(src))
+    conn = sqlite3.connect(home / "chatmem.db")
+    (options, state) = conn.execute("SELECT options, state FROM sources").fetchone()
+    # what the earlier version wrote: SHA-256 of the options, then per file its name and the
+    # SHA-256 of its bytes
+    h = hashlib.sha256(json.dumps({"platform": "whatsapp", **json.loads(options)}, sort_keys=True,
+                                  default=str).encode())
+    h.update(b"\0" + hashlib.sha256(src.read_bytes()).digest())
+    state = {**json.loads(state), "content": f"sha256:{h.hexdigest()}"}
+    with conn:
+        conn.execute("UPDATE sources SET state = ?", (json.dumps(state),))
+    conn.close()
+    before = store_state(home)
+
+    def re_export() -> None:
+        later = src.stat().st_mtime + 120
+        os.utime(src, (later, later))
+
+    re_export()
+    (quick,) = reports(cli, str(src))
+    assert quick["status"] == "unchanged" and "only its time changed" in quick["notes"][0]
+    re_export()
+    with Store.open(home, config) as store:
+        (long_way,) = [r.as_dict() for r in store.import_sources(find_sources(src))]
+    assert long_way["status"] == "unchanged" and "only its time changed" in long_way["notes"][0]
+    runs, _, messages, seq = store_state(home)
+    assert (runs, messages, seq) == (before[0], before[2], before[3])
+    assert _sources_state(home)["content"] == state["content"]
+
+    export(tmp_path / "exports", lines=[*START_LINES, "08/03/2024, 10:00 - Anna Berg: one more"])
+    (grown,) = reports(cli, str(src))
+    assert grown["status"] == "ok" and grown["messages"]["new"] == 1
+    assert _sources_state(home)["content"].startswith("xxh3_128:")
+    re_export()
+    (again,) = reports(cli, str(src))
+    assert again["status"] == "unchanged" and "only its time changed" in again["notes"][0]
+
