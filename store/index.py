@@ -30,6 +30,7 @@ import gc
 import json
 import os
 import shutil
+import struct
 import sys
 import threading
 from array import array
@@ -46,7 +47,7 @@ from whoosh import columns, formats
 from whoosh import index as windex
 from whoosh.analysis import IDTokenizer
 from whoosh.fields import COLUMN, ID, STORED, FieldType, Schema
-from whoosh.system import pack_uint
+from whoosh.system import pack_uint, pack_ushort
 
 from chatmem.errors import StoreError
 from chatmem.records import KINDS
@@ -457,17 +458,65 @@ def _write_segment(builder: SegmentBuilder, writer: Any) -> Any:
 
 def _delete_ids(writer: Any, ids: list[str]) -> None:
     """Mark the documents of these record ids deleted in the segments `writer` started from:
-    one term lookup per id and segment (Whoosh's `delete_by_term` builds a query, a matcher
-    and a searcher per id: 0.9 s of CPU for 10,000 ids at a million messages)."""
+    one look into each segment's terms table per id (Whoosh's `delete_by_term` builds a query,
+    a matcher and a searcher per id: 0.9 s of CPU for 10,000 ids at a million messages; its
+    `term in reader` walks five calls and hashes the id again per segment: 0.18 s; here each id
+    is hashed once and its table slots read straight from the mapped file: 0.05 s)."""
     reader = writer.reader()
     try:
+        hashes: dict[tuple[Any, bytes], int] = {}
+        encoded = [(record_id, record_id.encode("utf-8")) for record_id in ids]
         for leaf, base in reader.leaf_readers():
-            for record_id in ids:
-                if ("id", record_id) in leaf:
-                    for docnum in leaf.postings("id", record_id).all_ids():
-                        writer.delete_document(base + docnum)
+            for record_id in _present(leaf, encoded, hashes):
+                for docnum in leaf.postings("id", record_id).all_ids():
+                    writer.delete_document(base + docnum)
     finally:
         reader.close()
+
+
+_SLOT = struct.Struct("!Iq")  # a slot of a Whoosh hash table: the key's hash, where the key is
+_KEY_LENGTHS = struct.Struct("!ii")  # before a key in a Whoosh hash file: its length, the value's
+
+
+def _present(leaf: Any, encoded: list[tuple[str, bytes]], hashes: dict[tuple[Any, bytes], int]) -> list[str]:
+    """The record ids (of (id, its UTF-8 bytes) pairs) that have an `id` term in the segment
+    `leaf`: a look into its terms table (`filetables.HashReader.ranges_for_key`, with the hash
+    of each key made once for every segment, in `hashes`); Whoosh's own `in` where the segment
+    is not laid out as expected."""
+    tindex = getattr(getattr(leaf, "_terms", None), "_tindex", None)
+    buf = getattr(getattr(tindex, "dbfile", None), "_buf", None)
+    fieldmap = getattr(getattr(leaf, "_terms", None), "_fieldmap", None)
+    if buf is None or fieldmap is None or not hasattr(tindex, "tables"):
+        return [record_id for record_id, _ in encoded if ("id", record_id) in leaf]
+    if "id" not in fieldmap:
+        return []
+    prefix, hashfn, tables = pack_ushort(fieldmap["id"]), tindex.hashfn, tindex.tables
+    slot_at, lengths_at, size = _SLOT.unpack_from, _KEY_LENGTHS.unpack_from, _SLOT.size
+    found = []
+    for record_id, raw in encoded:
+        key = prefix + raw
+        keyhash = hashes.get((hashfn, key))
+        if keyhash is None:
+            keyhash = hashes[hashfn, key] = hashfn(key)
+        start, slots = tables[keyhash & 255]
+        if not slots:
+            continue
+        end = start + slots * size
+        pos = start + ((keyhash >> 8) % slots) * size
+        for _ in range(slots):
+            slot_hash, item = slot_at(buf, pos)
+            if not item:
+                break
+            if slot_hash == keyhash:
+                keylen = lengths_at(buf, item)[0]
+                at = item + _KEY_LENGTHS.size
+                if keylen == len(key) and buf[at:at + keylen] == key:
+                    found.append(record_id)
+                    break
+            pos += size
+            if pos == end:
+                pos = start
+    return found
 
 
 def _widen(span: list, ts: int) -> None:

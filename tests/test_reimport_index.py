@@ -136,3 +136,25 @@ def test_the_in_place_segment_file_reads_as_a_copy_would(data, ops):
             assert ahead or copy.tell() >= len(data)
         else:
             assert view.tell() == copy.tell()
+
+
+def test_the_replaced_documents_are_found_in_every_segment_as_whoosh_finds_them(tmp_path, monkeypatch):
+    """A re-import deletes the old documents of the ids it writes by looking into each segment's
+    terms table itself: for ids there and not there, in segments our builder wrote and one
+    Whoosh's writer wrote, it finds exactly what Whoosh's own lookup finds."""
+    monkeypatch.setattr(index_mod, "SEGMENT_POSTINGS", 600)
+    cli = Cli(tmp_path / "home")
+    cli("import", export(tmp_path / "v1.jsonl", 300))
+    cli("import", export(tmp_path / "v2.jsonl", 310))  # 10 documents: through Whoosh's writer
+    with Store.open(tmp_path / "home", load_config()) as store:
+        reader = store.index.ix.reader()
+        try:
+            ids = [t.decode() for t in reader.lexicon("id")]
+            asked = [(i, i.encode()) for i in ids + [i + "x" for i in ids] + ["", "m_", "é" * 40]]
+            hashes: dict = {}
+            leaves = list(reader.leaf_readers())
+            assert len(leaves) > 2
+            for leaf, _ in leaves:
+                assert index_mod._present(leaf, asked, hashes) == [i for i, _ in asked if ("id", i) in leaf]
+        finally:
+            reader.close()
