@@ -55,6 +55,7 @@ from chatmem.records import KINDS
 from . import models as m
 from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
 from .media import ATTACHMENT_TYPES, attachment_type
+from .merge import in_commit, merge_all
 from .people import sender_name
 from .permissions import make_private
 from .quick import INDEX_STATE_FILE as STATE_FILE
@@ -340,7 +341,7 @@ class FullTextIndex:
         except BaseException:
             writer.cancel()
             raise
-        self._commit(writer, state, platforms, span, merge=True)
+        self._commit(writer, state, platforms, span, mergetype=in_commit)
         return n
 
     def _write_segments(self, docs: Iterable[IndexDoc], platforms: dict[str, int], span: list,
@@ -383,7 +384,7 @@ class FullTextIndex:
             except BaseException:
                 writer.cancel()
                 raise
-        self._commit(writer, state, platforms, span, merge=False)
+        self._commit(writer, state, platforms, span, mergetype=in_commit)
         return n
 
     def delete(self, ids: Iterable[str]) -> int:
@@ -398,9 +399,22 @@ class FullTextIndex:
         except BaseException:
             writer.cancel()
             raise
-        writer.commit()
+        writer.commit(mergetype=in_commit)
         self.refresh()
         return len(ids)
+
+    def merge(self) -> tuple[int, int]:
+        """Merge small segments into full ones and drop deleted documents (`merge.merge_all`);
+        returns the segments before and after."""
+        writer = self.ix.writer()
+        before = len(writer.segments)
+        try:
+            writer.commit(mergetype=merge_all)
+        except BaseException:
+            writer.cancel()
+            raise
+        self.refresh()
+        return before, len(self.ix._segments())
 
     def doc_count(self) -> int:
         """Documents in the index, from its table of contents (no segment is opened)."""

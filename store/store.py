@@ -580,6 +580,19 @@ class Store:
         self.catch_up_vectors()
         return n
 
+    def merge_index(self) -> tuple[int, int]:
+        """Merge the search index's small segments into full ones, without reading the database
+        (`index.FullTextIndex.merge`); returns the segments before and after."""
+        lock = FileLock(self.home / INDEX_LOCK)
+        lock.acquire(wait=True)
+        try:
+            return self.index.merge()
+        except OSError as e:
+            raise StoreError(f"the search index in {self.index.folder} could not be merged "
+                             f"({e.strerror or e}); it is as it was before") from e
+        finally:
+            lock.release()
+
     def catch_up_vectors(self, on_progress: Callable[..., None] | None = None) -> int:
         """Embed every message changed since the vectors' own `seq` (search by meaning);
         nothing without the semantic extra. Returns how many were embedded."""

@@ -121,11 +121,20 @@ def sync(app: AppContext, force: bool, as_json: bool):
 
 
 @click.command()
+@click.option("--merge", "merge_only", is_flag=True,
+              help="Only merge the index's small segments (each import of 1,000 or more messages "
+                   "adds one; searches walk each) and drop deleted documents: no text is read "
+                   "again, search results stay the same.")
 @json_option
 @click.pass_obj
 @handle_errors
-def reindex(app: AppContext, as_json: bool):
-    """Rebuild the full-text index from the database."""
+def reindex(app: AppContext, merge_only: bool, as_json: bool):
+    """Rebuild the full-text index from the database (or, with --merge, merge its segments)."""
+    if merge_only:
+        before, after = app.store(write=True).merge_index()
+        emit({"segments_before": before, "segments": after}, as_json,
+             text=f"merged the search index: {before} segments before, {after} now")
+        return
     n = app.store(catch_up=False, write=True).reindex()
     emit({"indexed": n}, as_json, text=f"indexed {n:,} records")
 
