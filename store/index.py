@@ -416,6 +416,9 @@ class FullTextIndex:
         self.refresh()
         return before, len(self.ix._segments())
 
+    def segment_count(self) -> int:
+        return len(self.ix._segments())
+
     def doc_count(self) -> int:
         """Documents in the index, from its table of contents (no segment is opened)."""
         return sum(seg.doc_count() for seg in self.ix._segments())

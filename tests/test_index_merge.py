@@ -82,11 +82,16 @@ def test_merging_keeps_every_search_result(tmp_path, monkeypatch, small_imports)
     before = results(plain)
     assert all(total for _, total, _ in before[:-2]) and before[-1][1] > 0
     assert results(merged) == before
+    monkeypatch.setattr("chatmem.tools.doctor.MANY_SEGMENTS", 12)
+    doctor = plain.json("doctor")
+    assert doctor["index"]["segments"] == 14
+    assert any("reindex --merge" in w for w in doctor["warnings"])
     report = plain.json("reindex", "--merge")
     assert report == {"segments_before": 14, "segments": 1}
     assert segment_count(tmp_path / "plain") == 1
     assert results(plain) == before
     assert plain.json("reindex", "--merge") == {"segments_before": 1, "segments": 1}
+    assert not any("reindex --merge" in w for w in plain.json("doctor")["warnings"])
 
 
 def test_a_merge_leaves_forgotten_and_replaced_messages_out(tmp_path, monkeypatch, small_imports):

@@ -16,6 +16,7 @@ from chatmem.store.permissions import permission_warnings
 class IndexState(TypedDict):
     documents: int
     behind: int  # ingest steps the index has not applied yet (0: current)
+    segments: int  # the index's segments: each search walks each (`reindex --merge` packs them)
     busy: bool  # another process was writing it when we looked
 
 
@@ -37,6 +38,9 @@ class DoctorResult(TypedDict):
     index: IndexState
     sync: list[SyncEntry]
     warnings: list[str]
+
+
+MANY_SEGMENTS = 24  # more than this: doctor suggests `chatmem reindex --merge`
 
 
 def _size(path: Path) -> int:
@@ -61,6 +65,10 @@ def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
                         "write the index (any read, when no import runs) catches it up")
     if store.index_busy:
         warnings.append("an import was updating the search index when this ran")
+    segments = store.index.segment_count()
+    if segments > MANY_SEGMENTS:
+        warnings.append(f"the search index has {segments} segments (imports merge them a little at "
+                        "a time, and each search walks each): `chatmem reindex --merge` packs them")
     warnings += permission_warnings(home)  # what other users of this machine could read
     if store.read_only:
         warnings.append(f"{home} is read-only: reads work, imports and other changes do not")
@@ -82,7 +90,8 @@ def diagnose(store: Store, seat: Seat, config: Config) -> DoctorResult:
                    "calls": sum(c["calls"] for c in counts.values()),
                    "chats": sum(c["chats"] for c in counts.values()),
                    "people": people, "sources": sources},
-        "index": {"documents": store.index.doc_count(), "behind": behind, "busy": store.index_busy},
+        "index": {"documents": store.index.doc_count(), "behind": behind, "busy": store.index_busy,
+                  "segments": segments},
         "sync": [SyncEntry(path=p["path"], platform=p["platform"], status=p["status"],
                            imported=p["imported"]) for p in preview],
         "warnings": warnings,
