@@ -118,14 +118,16 @@ def folder_entries(folder: Path, skipped: list[Path]) -> list[Path]:
     return out
 
 
-def _files_under(folder: Path, skipped: list[Path]) -> list[Path]:
-    """Every regular file below `folder`, links not followed (set aside in `skipped`)."""
-    out: list[Path] = []
+def _found_by(importer: Importer, folder: Path, skipped: list[Path]) -> list[tuple[Path, Importer]]:
+    """What one importer recognises below `folder`, as a search without a platform finds it:
+    a folder it recognises whole (a Telegram chat's pages, a Signal export) is one source, not
+    its files one by one; links not followed (set aside in `skipped`)."""
+    out: list[tuple[Path, Importer]] = []
     for child in folder_entries(folder, skipped):
-        if child.is_dir():
-            out.extend(_files_under(child, skipped))
-        elif child.is_file():
-            out.append(child)
+        if importer.detect(child):
+            out.append((child, importer))
+        elif child.is_dir():
+            out.extend(_found_by(importer, child, skipped))
     return out
 
 
@@ -134,7 +136,7 @@ def _find(path: Path, platform: str | None, skipped: list[Path],
     if platform:
         importer = get_importer(platform)
         if path.is_dir() and not importer.detect(path):
-            return [(p, importer) for p in _files_under(path, skipped) if importer.detect(p)]
+            return _found_by(importer, path, skipped)
         return [(path, importer)]
     found = detect(path)
     if found is not None:

@@ -181,11 +181,25 @@ def test_the_export_is_found_however_it_is_named(cli, tmp_path, where):
     path = {"folder": export, "page": export / "messages.html", "parent": export.parent,
             "platform": export.parent}[where]
     sources = find_sources(path, "telegram" if where == "platform" else None)
-    # (--platform over a folder looks at its files: the chat's first page stands for its folder)
-    named = "messages.html" if where in ("page", "platform") else export.name
+    # (--platform over a folder finds the chat's folder, as a search without it does)
+    named = "messages.html" if where == "page" else export.name
     assert [(p.name, i.platform) for p, i in sources] == [(named, "telegram")]
     cli("import", path, *(["--platform", "telegram"] if where == "platform" else []))
     assert "rope" in cli("search", "rope").output
+
+
+def test_a_later_page_that_changed_is_read_when_the_platform_is_named_over_a_parent(cli, tmp_path):
+    # the source is the chat's folder, so the unchanged check covers every page, not the first
+    export = tmp_path / "Telegram Desktop" / "ChatExport_2024-07-02"
+    shutil.copytree(CHAT, export)
+    first = cli.json("import", export.parent, "--platform", "telegram")
+    assert first[0]["messages"]["new"] == 20
+    page2 = export / "messages2.html"
+    page2.write_text(page2.read_text(encoding="utf-8").replace("Booked for 7pm, see above",
+                                                               "Booked for 8pm now, see above"), encoding="utf-8")
+    again = cli.json("import", export.parent, "--platform", "telegram")
+    assert again[0]["status"] != "unchanged" and again[0]["messages"]["updated"] == 1
+    assert "8pm now" in cli("search", "8pm").output
 
 
 def test_an_export_in_both_formats_is_read_from_its_json(cli, tmp_path):
