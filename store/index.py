@@ -503,7 +503,7 @@ def _present(leaf: Any, encoded: list[tuple[str, bytes]], hashes: dict[tuple[Any
     tindex = getattr(getattr(leaf, "_terms", None), "_tindex", None)
     buf = getattr(getattr(tindex, "dbfile", None), "_buf", None)
     fieldmap = getattr(getattr(leaf, "_terms", None), "_fieldmap", None)
-    if buf is None or fieldmap is None or not hasattr(tindex, "tables"):
+    if tindex is None or buf is None or fieldmap is None or not hasattr(tindex, "tables"):
         return [record_id for record_id, _ in encoded if ("id", record_id) in leaf]
     if "id" not in fieldmap:
         return []
