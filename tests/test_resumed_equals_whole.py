@@ -34,11 +34,16 @@ from imessage_builders import (
     t,
 )
 from resume_helpers import later, store_rows
+from signal_builders import GROUP_CONV as DESKTOP_GROUP
+from signal_builders import SCENARIO as DESKTOP_SCENARIO
+from signal_builders import at as desktop_at
+from signal_builders import build_database as build_desktop_database
 from signal_export_builders import R_BEN, Files, at, frames
 from test_resume import chat_lines
 from test_signal_export_resume import filler as signal_filler
 from test_signal_export_resume import item_at
 from test_signal_export_resume import write as write_signal
+from test_signal_resume import filler as desktop_filler
 
 from chatmem.config import load_config
 from chatmem.importers import find_sources
@@ -278,3 +283,61 @@ def test_sms_and_calls_grown(tmp_path):
     by_kind = {("calls" if r["calls"]["new"] or r["calls"]["unchanged"] else "sms"): r for r in out["reports"]}
     assert by_kind["sms"]["messages"]["new"] == 30
     assert by_kind["calls"]["calls"]["new"] == 3
+
+
+# ---------------------------------------------------------------------- Signal Desktop's database
+
+
+DESKTOP_FILLER = 2100  # three blocks of 1,024 rowids
+
+
+def desktop_stage(grow: bool) -> Stage:
+    """Signal Desktop's database; grown: 40 new messages, and every kind of change Signal makes
+    in place to an older row (schema 1270+ keeps body, type, conversation... in columns only):
+    two edits (json and body; one keeps the text's length), a message read since (json only, the
+    same length), an erased message (columns only), a body from NULL to '' (column
+    only), a message moved to another conversation (column only, the same length), an expired
+    message (its row gone) and the newest row replaced by another message at the same rowid."""
+    def stage(work: Path) -> Path:
+        (work / "signal").mkdir(exist_ok=True)
+        messages = [*DESKTOP_SCENARIO, *desktop_filler(0, DESKTOP_FILLER)]
+        if grow:
+            messages[-1] = desktop_filler(DESKTOP_FILLER + 500, 1)[0]
+            messages += desktop_filler(DESKTOP_FILLER, 40)
+        db = build_desktop_database(work / "signal" / "db.sqlite", "new", messages)
+        old = len(DESKTOP_SCENARIO)
+        conn = sqlite3.connect(db)
+
+        def set_json(rowid: int, **fields: Any) -> None:
+            data = json.loads(conn.execute("SELECT json FROM messages WHERE rowid = ?", (rowid,)).fetchone()[0])
+            conn.execute("UPDATE messages SET json = ? WHERE rowid = ?", (json.dumps({**data, **fields}), rowid))
+
+        set_json(old + 1500, readStatus=0 if grow else 1)  # read since: json only, the same length
+        conn.execute("UPDATE messages SET body = NULL WHERE rowid = ?", (old + 40,))
+        if grow:
+            for rowid, text in ((old + 600, "fixed text"), (old + 1100, None)):
+                was = messages[rowid - 1].body or ""
+                now = text or was.replace("trail", "trial")  # an edit of the same length
+                set_json(rowid, editHistory=[{"body": now, "timestamp": desktop_at(5000)},
+                                             {"body": was, "timestamp": messages[rowid - 1].sent_at}],
+                         editMessageTimestamp=desktop_at(5000))
+                conn.execute("UPDATE messages SET body = ? WHERE rowid = ?", (now, rowid))
+            conn.execute("UPDATE messages SET isErased = 1, body = NULL WHERE rowid = ?", (old + 10,))
+            conn.execute("UPDATE messages SET body = '' WHERE rowid = ?", (old + 40,))
+            conn.execute("UPDATE messages SET conversationId = ? WHERE rowid = ?", (DESKTOP_GROUP, old + 2000))
+            conn.execute("DELETE FROM messages WHERE rowid = ?", (old + 700,))
+        conn.commit()
+        conn.close()
+        return db
+    return stage
+
+
+def test_signal_desktop_grown_with_every_kind_of_change_in_place(tmp_path):
+    out = assert_resumed_is_whole(tmp_path, [desktop_stage(False), desktop_stage(True)])
+    (report,) = out["reports"]
+    # 40 new messages and the one at the reused rowid; 6 older ones changed (the expired one
+    # stays in the store as it was)
+    assert report["messages"]["new"] == 41
+    assert report["messages"]["updated"] >= 5
+    texts = {r[5] for r in out["resumed"]["messages"]}
+    assert "fixed text" in texts and any("about the trial" in (t or "") for t in texts)

@@ -189,3 +189,49 @@ def test_a_copy_with_only_a_new_time_is_unchanged_without_being_read(imported):
     assert report["status"] == "unchanged"
     assert any("only its time changed" in n for n in report["notes"])
     assert import_db(home, db)["status"] == "unchanged"  # the new time is remembered
+
+
+def _read(db: Path, state: dict) -> tuple[set[str], dict]:
+    """The Signal ids of the messages an import of `db` with `state` reads, and its new state."""
+    from chatmem.importers.signal.desktop import DesktopReader
+    from chatmem.records import ImportOptions, Message, SourceState
+
+    got, after = set(), {}
+    for r in DesktopReader().read(db, ImportOptions(state=state)):
+        if isinstance(r, Message):
+            got.add(r.guid)
+        elif isinstance(r, SourceState):
+            after = r.state
+    return got, after
+
+
+CHANGES = {  # Signal's changes in place, each to one older row (rowid 1100: the second block, 1024-1124)
+    "edited": "UPDATE messages SET body = 'fixed text', json = json_set(json, '$.editHistory', "
+              "json('[{\"body\": \"fixed text\"}]')) WHERE rowid = 1100",
+    "reaction swapped (json, same length)": "UPDATE messages SET json = replace(json, '👍', '😂') WHERE rowid = 1100",
+    "erased (columns only)": "UPDATE messages SET isErased = 1, body = NULL WHERE rowid = 1100",
+    "body NULL to '' (column only)": "UPDATE messages SET body = '' WHERE rowid = 1101",
+    "moved to another chat (column only, same length)":
+        f"UPDATE messages SET conversationId = '{GROUP_CONV}' WHERE rowid = 1100",
+    "time corrected (column only, same length)": "UPDATE messages SET sent_at = sent_at + 1 WHERE rowid = 1100",
+    "expired (row deleted)": "DELETE FROM messages WHERE rowid = 1100",
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_each_kind_of_change_in_place_rereads_its_block_and_nothing_else(tmp_path, change):
+    db = build_database(tmp_path / "db.sqlite", "new", BASE)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE messages SET json = json_set(json, '$.reactions', json('[{\"emoji\": \"👍\"}]')) "
+                 "WHERE rowid = 1100")
+    conn.execute("UPDATE messages SET body = NULL WHERE rowid = 1101")
+    conn.commit()
+    _, state = _read(db, {})
+    assert _read(db, state)[0] == set()  # nothing changed: nothing read
+    conn.execute(CHANGES[change])
+    conn.commit()
+    conn.close()
+    got, _ = _read(db, state)
+    block = {m.id for rowid, m in enumerate(BASE, 1) if 1024 <= rowid < 2048 and rowid != 1100 or
+             (rowid == 1100 and "deleted" not in change)}
+    assert got == block  # the changed row's block of 1,024 rowids, and nothing else
