@@ -168,13 +168,16 @@ def _looks_like_e2ee_file(path: Path) -> bool:
 class _Thread:
     def __init__(self, folder: Path, files: list[Path], options: ImportOptions, key: str | None = None,
                  roots: list[Path] | None = None) -> None:
+        # absolute: the download's folders above a thread named from the working folder
+        # ("inbox/t_8") are found, and name the same thread as its full path does
+        folder = Path(os.path.abspath(folder))
         self.folder, self.files, self.options = folder, files, options
         lowered = str(folder).lower()
         self.platform = "instagram" if any(m in lowered for m in INSTAGRAM_MARKERS) else "messenger"
         self.key = f"{self.platform}:{key or folder.name}"
         self.owner_names = {n.casefold() for n in options.owner_names}
         self.occurrences = HashedOccurrences()  # a thread's keys as digests: memory does not grow with its texts
-        self.roots = roots or _download_roots(folder)
+        self.roots = [Path(os.path.abspath(r)) for r in roots] if roots else _download_roots(folder)
 
     def records(self, only: OnlyChanged | None = None) -> Iterator[Record]:
         resume = self.options.state.get(RESUME_STATE)

@@ -170,3 +170,19 @@ def test_a_file_longer_than_the_readers_window_still_resumes(tmp_path):
     report = import_path(home, folder)
     assert report["messages"]["new"] == 4
     assert "4 new message(s) decoded" in note(report, "re-import")
+
+
+def test_a_thread_named_relative_then_absolute_still_decodes_only_the_new(tmp_path, monkeypatch):
+    """The same folder named from the working folder, then by its full path (another shell, a
+    script): the same thread, and only its new messages are decoded."""
+    folder = tmp_path / "messages" / "inbox" / "annaberg_10158"
+    first = messages(0, 230)
+    write_thread(folder, first)
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    assert import_path(home, Path("messages/inbox/annaberg_10158"))["messages"]["new"] == 230
+    write_thread(folder, [*first, *messages(230, 5)])
+    monkeypatch.chdir("/")
+    report = import_path(home, folder)
+    assert report["messages"]["new"] == 5
+    assert "5 new message(s) decoded" in note(report, "re-import")
