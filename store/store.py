@@ -472,8 +472,12 @@ class Store:
         st = m.Source.__table__
         out: dict[str, str] = {}
         with self.read() as conn:
-            for state, in conn.execute(select(st.c.state).where(st.c.platform == platform, st.c.path != path)):
-                out.update((state or {}).get("chat_aliases") or {})
+            # only that key of each state: a download of a few hundred threads keeps a state a
+            # thread (its blocks' digests), each decoded whole per thread otherwise
+            for aliases, in conn.execute(select(st.c.state["chat_aliases"])
+                                         .where(st.c.platform == platform, st.c.path != path)):
+                if isinstance(aliases, dict):
+                    out.update(aliases)
         return out
 
     # ------------------------------------------------------------------ index
