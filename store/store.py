@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
@@ -453,8 +453,7 @@ class Store:
             for table in (m.Message.__table__, m.Call.__table__):
                 # rows written by a later import that were there at the last one (inserted by
                 # a run up to its own), not by this source itself
-                rows = conn.execute(select(table.c.chat_id, table.c.run_id)
-                                    .where(table.c.seq > held["seq"], table.c.run_id <= held["run"]))
+                rows = _written_since(conn, table, held["seq"], held["run"], chats)
                 if any(chat in chats and run not in mine for chat, run in rows):
                     return ("another export changed messages of its chats since its last import "
                             "(the whole export is compared)")
@@ -711,6 +710,34 @@ def skipped_link_report(link: Path) -> Report:
                   notes=[f"a symbolic link (to {target}); links inside a folder are not followed, "
                          "so an import never leaves the folder or goes round in circles; name the "
                          "link on the command line to import what it points to"])
+
+
+def _written_since(conn: Connection, table: Any, seq: int, run: int, chats: set[str]) -> Iterable[tuple[str, int]]:
+    """(chat, run) of the rows of `table` (messages or calls) that an ingest after `seq` wrote
+    and a run up to `run` had inserted, at least those in `chats`.
+
+    Read along whichever index passes fewer rows: the rows written since (one source's store:
+    the few of later imports), or the rows of `chats` (a download of hundreds of threads, each a
+    source: the threads imported after this one's last import are most of the store, each
+    thread's chat a small part of it; 7 of the 10 s of a 1M Messenger +1% went to reading the
+    former once per grown thread)."""
+    since = select(table.c.chat_id, table.c.run_id).where(table.c.seq > seq, table.c.run_id <= run)
+    if not chats or len(chats) > 500:
+        return conn.execute(since)
+    listed = sorted(chats)
+    if table is m.Message.__table__:  # kept per chat; calls are counted along their chat index
+        ct = m.Chat.__table__
+        in_chats = conn.execute(select(func.sum(ct.c.message_count)).where(ct.c.id.in_(listed))).scalar() or 0
+    else:
+        in_chats = conn.execute(select(func.count()).where(table.c.chat_id.in_(listed))).scalar() or 0
+    # how many rows were written since, counted along the seq index up to that many
+    later = conn.execute(select(func.count()).select_from(
+        select(table.c.seq).where(table.c.seq > seq).limit(in_chats + 1).subquery())).scalar() or 0
+    if later <= in_chats:
+        return conn.execute(since)
+    # `seq + 0`: an expression, so that SQLite walks the chat's index, not the seq one
+    return conn.execute(select(table.c.chat_id, table.c.run_id).where(
+        table.c.chat_id.in_(listed), table.c.seq + 0 > seq, table.c.run_id <= run))
 
 
 def _whole(state: dict[str, Any]) -> dict[str, Any]:

@@ -159,3 +159,26 @@ def test_an_export_read_again_after_the_other_changed_the_message_adds_nothing(t
     assert report["messages"]["updated"] == 0 and report["messages"]["new"] == 0
     assert message_rows() == before
     assert EDITS["north"][0] in {r[2] for r in before}
+
+
+def test_the_other_exports_change_is_seen_after_many_messages_elsewhere(tmp_path):
+    """Between the other export's edit and this export's re-import, another chat got far more
+    messages than this export's chats hold (a download of many threads, a big group): the edit
+    is still found, along this export's chats rather than everything written since."""
+    work = tmp_path / "run"
+    base = json.loads(build_account_export(work / "base").read_text())
+    next(c for c in base["chats"]["list"] if c["id"] == LIA_CHAT)["messages"] += telegram_filler(0, 700)
+    home = work / "home"
+    for folder, edit, more in [("B", None, 0), ("A", None, 0), ("B", "north", 0)]:
+        path = build_account_export(work / folder)
+        path.write_text(json.dumps(_export(base, edit, more), ensure_ascii=False, indent=1))
+        later(path)
+        import_path(home, path)
+    elsewhere = work / "WhatsApp Chat with Trail Crew.txt"
+    elsewhere.write_text("".join(f"{1 + i // 1440:02d}/01/2023, {i // 60 % 24:02d}:{i % 60:02d} - Ben Ortiz: "
+                                 f"elsewhere {i}\n" for i in range(5000)), encoding="utf-8")
+    assert import_path(home, elsewhere)["messages"]["new"] == 5000
+    path = build_account_export(work / "A")
+    path.write_text(json.dumps(_export(base, None, 3), ensure_ascii=False, indent=1))
+    later(path)
+    assert "another export changed" in note(import_path(home, path), "read whole")
