@@ -467,9 +467,13 @@ def _write_segment(builder: SegmentBuilder, writer: Any) -> Any:
 
     Whoosh's file storage keeps a caught exception in a local variable when it makes a folder:
     a reference cycle that holds the writing frames, and with them the memory of a whole
-    segment's write, until the cycle is collected: collected here, as collections are paused."""
+    segment's write, until the cycle is collected: collected here, as collections are paused.
+    With collections paused, everything made since (the cycle too) is in the youngest
+    generation: collecting it alone frees the cycle without walking every older object of the
+    process (a full collection cost ~0.04-0.1 s per re-import; the youngest alone ~0.3 ms after
+    a segment of 2,000 documents, and a full one after it finds nothing more)."""
     segment = builder.write(writer.storage, writer.indexname, writer.schema, writer.codec)
-    gc.collect()
+    gc.collect(0)
     return segment
 
 
