@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -91,7 +90,9 @@ from .whatsapp_stream import (
     Encoding,
     Scan,
     WindowOccurrences,
+    new_prefix_hasher,
     prefix_digest,
+    prefix_hex,
     read_lines,
     sig_from_key,
     sig_key,
@@ -151,7 +152,7 @@ class _Start:
 
     @classmethod
     def fresh(cls, enc: Encoding) -> _Start:
-        return cls(hasher=hashlib.blake2b(digest_size=16) if enc.resumable else None)
+        return cls(hasher=new_prefix_hasher() if enc.resumable else None)
 
     def agrees(self, choices: dict[tuple, OrderChoice], key: str, oldest: datetime | None) -> bool:
         """The whole file, new part included, decides as the last import did, and the new
@@ -358,7 +359,7 @@ class _ChatParser:
                 if current is not None:
                     self._learn(current, scan, fixed)
                 if hasher is not None and scan.entries % CHECKPOINT_ENTRIES == 0:
-                    checkpoint = Checkpoint(offset, i, hasher.hexdigest(), scan.as_json())
+                    checkpoint = Checkpoint(offset, i, prefix_hex(hasher), scan.as_json())
                 if start.choices is not None:
                     dt = date_for(h, start.choices.get(h.signature) or OrderChoice(DMY))
                     if dt is not None and (oldest is None or dt < oldest):
@@ -705,7 +706,7 @@ class _ChatParser:
     def _resume_start(self, resume: dict[str, Any]) -> _Start | None:
         if resume.get("v") != RESUME_VERSION or resume.get("options") != self.options_key:
             return None
-        got = prefix_digest(self.source, resume["offset"])
+        got = prefix_digest(self.source, resume["offset"], str(resume.get("digest") or ""))
         if got is None or got[0] != resume["digest"]:
             return None
         decided = resume["decisions"]

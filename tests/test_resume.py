@@ -189,3 +189,34 @@ def test_sigkill_during_a_resumed_import_keeps_the_last_import_and_a_rerun_compl
                            capture_output=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr.decode()
     assert rows(home) == reference
+
+
+def test_a_checkpoint_an_earlier_version_wrote_still_resumes(tmp_path, full_store):
+    """Earlier versions wrote the digest of the bytes before the checkpoint as BLAKE2b-128,
+    unmarked; after the upgrade a grown export still reads only its new part from there (the
+    same records as a full import), and its new checkpoint is written the new way."""
+    import hashlib
+    import json
+    import sqlite3
+
+    home = tmp_path / "home"
+    src = write(tmp_path / NAME, chat_lines(3500)[:2222])
+    import_file(home, src)
+    db = sqlite3.connect(home / "chatmem.db")
+    (state,) = db.execute("SELECT state FROM sources").fetchone()
+    state = json.loads(state)
+    (resume,) = state[RESUME_STATE].values()  # one chat text, one checkpoint
+    assert resume["digest"].startswith("xxh3:")
+    resume["digest"] = hashlib.blake2b(src.read_bytes()[:resume["offset"]], digest_size=16).hexdigest()
+    with db:
+        db.execute("UPDATE sources SET state = ?", (json.dumps(state),))
+    db.close()
+    report = import_file(home, write(src, chat_lines(3500)))
+    assert report["messages"]["new"] == 3500 - 2222
+    assert report["messages"]["unchanged"] <= CHECKPOINT_ENTRIES
+    assert not any("read whole" in n for n in report["notes"])
+    assert rows(home) == full_store
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        (after,) = conn.execute(select(Source.__table__.c.state)).scalars()
+    assert [r["digest"][:5] for r in after[RESUME_STATE].values()] == ["xxh3:"]
+    assert [r["offset"] for r in after[RESUME_STATE].values()] > [resume["offset"]]
