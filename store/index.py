@@ -354,7 +354,7 @@ class FullTextIndex:
         segments = []
         ids: list[str] = []
         n = 0
-        builder = SegmentBuilder()
+        builder = SegmentBuilder(self.folder)  # its spool file beside the index, on its disk
         metas: dict[tuple, int] = {}
         with gc_paused():  # the builder's many small lists make collections slow
             try:
@@ -373,7 +373,7 @@ class FullTextIndex:
                         segments.append(_write_segment(builder, writer))
                         if replace:
                             ids += builder.ids
-                        builder = SegmentBuilder()
+                        builder = SegmentBuilder(self.folder)
                 if len(builder):
                     segments.append(_write_segment(builder, writer))
                     if replace:
@@ -382,6 +382,7 @@ class FullTextIndex:
                     _delete_ids(writer, ids)
                 writer.segments.extend(segments)
             except BaseException:
+                builder.close()
                 writer.cancel()
                 raise
         self._commit(writer, state, platforms, span, mergetype=in_commit)

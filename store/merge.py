@@ -183,8 +183,8 @@ def _add_segment(builder: SegmentBuilder, reader: Any, seg: Any) -> None:
     stored = perdoc._cached_reader("_stored", STORED_COLUMN)._child  # the compressed pickles
     offsets, sizes = stored._offsets, stored._lengths
     data = stored._dbfile.get(stored._basepos, (offsets[-1] + sizes[-1]) if n else 0)  # a view
-    builder.stored += [data[offsets[d]:offsets[d] + sizes[d]]
-                       for d in (keep if keep is not None else range(n))]
+    for d in (keep if keep is not None else range(n)):
+        builder.add_stored(data[offsets[d]:offsets[d] + sizes[d]])
 
     ids: list[str | None] = [None] * live
     terms = reader._terms

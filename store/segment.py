@@ -16,13 +16,15 @@ from __future__ import annotations
 import gc
 import struct
 import sys
+import tempfile
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from hashlib import md5
 from itertools import accumulate
 from operator import sub
+from pathlib import Path
 from pickle import dumps
 from typing import Any
 
@@ -34,6 +36,8 @@ BLOCK = 128  # postings per block (W3Codec's blocklimit)
 COMPRESS_LEVEL = 3  # W3Codec's compression
 WRITE_TERMS = 4096  # terms whose postings and table rows are written in one go
 COMPRESS_FROM = 96  # bytes of pickled block data below which a block is stored uncompressed
+SPOOL_BYTES = 1 << 22  # stored fields gathered in memory before they go to the spool file
+COPY_BYTES = 1 << 20  # the spool copied into the segment this much at a time
 _ONE = struct.pack("!I", 1)
 _INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
 _UINT = struct.Struct("!I")
@@ -58,12 +62,13 @@ def _put_fixed(writer: Any, data: bytes, count: int) -> None:
     writer._count = count
 
 
-def _put_var(writer: Any, values: list[bytes]) -> None:
+def _put_var(writer: Any, data: Iterable[bytes], lengths: Sequence[int]) -> None:
     """All values of a variable-width column at once (a `VarBytesColumn.Writer` with nothing
-    in it yet): the same bytes and length/offset arrays as adding them one by one."""
-    writer._dbfile.write(b"".join(values))
-    lengths = [len(v) for v in values]
-    offsets = list(accumulate(lengths, initial=0))
+    in it yet), their bytes as `data` (chunks, concatenated in order) and each value's length:
+    the same bytes and length/offset arrays as adding them one by one."""
+    for chunk in data:
+        writer._dbfile.write(chunk)
+    offsets = array("q", accumulate(lengths, initial=0))
     writer._offset_base = offsets.pop()
     for grown, numbers in ((writer._lengths, lengths), (writer._offsets, offsets)):
         if numbers:  # widened once for the largest number, as GrowableArray.append would
@@ -72,8 +77,8 @@ def _put_var(writer: Any, values: list[bytes]) -> None:
                 array(grown.typecode, [top])
             except OverflowError:
                 grown._retype(top)
-            grown.array.extend(numbers)
-    writer._count = len(values)
+            grown.array.extend(iter(numbers))
+    writer._count = len(lengths)
 
 
 def _deflate(data: bytes, level: int = COMPRESS_LEVEL) -> bytes:
@@ -117,11 +122,15 @@ def length_byte(n: int) -> int:
 
 class SegmentBuilder:
     """The postings, lengths and columns of a batch of new documents, in memory, numbered
-    from 0 in the order added."""
+    from 0 in the order added; their stored fields (the text, the biggest part) go to a spool
+    file in `spool_dir` as they come, a few MB at a time, and are copied into the segment."""
 
-    def __init__(self) -> None:
+    def __init__(self, spool_dir: Path | None = None) -> None:
         self.ids: list[str] = []
-        self.stored: list[bytes] = []  # each document's stored fields, pickled and framed
+        self.spool_dir = spool_dir
+        self._stored = bytearray()  # stored fields not yet in the spool: pickled and framed
+        self._spool: Any = None  # an unnamed temporary file, made when the first MB are full
+        self.stored_lengths = array("I")  # each document's stored fields' length in bytes
         self.ts = array("I")
         self.meta = array("I")
         self.lengths = bytearray()  # the `t` field's length per document, as Whoosh's byte
@@ -139,7 +148,7 @@ class SegmentBuilder:
         d = len(self.ids)
         self.ids.append(doc_id)
         # as Whoosh's writer stores them: the stored fields by name, in the schema's order
-        self.stored.append(_zlib_stored(dumps({"id": doc_id, "x": text}, 2)))
+        self.add_stored(_zlib_stored(dumps({"id": doc_id, "x": text}, 2)))
         self.ts.append(ts)
         self.meta.append(meta)
         post = self.t
@@ -173,6 +182,34 @@ class SegmentBuilder:
                 p.append(d)
         self.postings += len(terms) + 2 + len(who)
 
+    def add_stored(self, stored: bytes | memoryview) -> None:
+        """The next document's stored fields, pickled and framed as the column holds them."""
+        self.stored_lengths.append(len(stored))
+        self._stored += stored
+        if len(self._stored) >= SPOOL_BYTES:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self._spool is None:
+            self._spool = tempfile.TemporaryFile(dir=self.spool_dir)
+        self._spool.write(self._stored)
+        self._stored = bytearray()
+
+    def _stored_chunks(self) -> Iterator[bytes]:
+        """Every document's stored fields, in order, a chunk at a time."""
+        if self._spool is not None:
+            self._spool.seek(0)
+            while chunk := self._spool.read(COPY_BYTES):
+                yield chunk
+        yield bytes(self._stored)
+
+    def close(self) -> None:
+        """Let go of the spool file (written or abandoned)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+        self._stored = bytearray()
+
     # ------------------------------------------------------------------ writing
     def write(self, storage: Any, indexname: str, schema: Any, codec: Any) -> Any:
         """Write the batch as a new segment of the index in `storage`; returns the segment
@@ -181,7 +218,9 @@ class SegmentBuilder:
         n = len(self.ids)
         pdw = codec.per_document_writer(storage, seg)
         # the per-document columns, each written whole (Whoosh's writer adds value by value)
-        _put_var(pdw._get_column("_stored")._child, self.stored)  # pickled, then deflated, values
+        # pickled, then framed as zlib, values
+        _put_var(pdw._get_column("_stored")._child, self._stored_chunks(), self.stored_lengths)
+        self.close()
         for name, values in (("ts", self.ts), ("meta", self.meta)):
             pdw._create_column(name, schema[name].column_type)
             _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)
@@ -194,19 +233,20 @@ class SegmentBuilder:
 
         fw = codec.field_writer(storage, seg)
         table = fw._tindex
-        id_posts = {doc_id: [d] for d, doc_id in enumerate(self.ids)}
-        fields: list[tuple[str, dict[str, list[int]], dict[str, dict[int, int]] | None]] = [
-            ("c", self.keys["c"], None), ("id", id_posts, None),
-            ("t", self.t, self.t_freq), ("who", self.keys["who"], None)]
-        for name, posts, freqs in fields:
-            if not posts:
+        slots = _HashSlots()
+        fields: list[tuple[str, Any, Iterable[tuple[str, Sequence[int]]], dict[str, dict[int, int]] | None]] = [
+            ("c", self.keys["c"], _in_order(self.keys["c"]), None), ("id", self.ids, self._id_terms(), None),
+            ("t", self.t, _in_order(self.t), self.t_freq),
+            ("who", self.keys["who"], _in_order(self.keys["who"]), None)]
+        for name, held, posts, freqs in fields:
+            if not held:  # a field without terms is left out, as Whoosh's writer leaves it
                 continue
             fw.start_field(name, schema[name])
-            _write_field(fw, posts, freqs, lengths if freqs is not None else None)
+            _write_field(fw, slots, posts, freqs, lengths if freqs is not None else None)
             fw.finish_field()
         # the terms table's hash tables, written here; closing then finds no buckets left and
         # writes the directory of these tables and the rest as usual
-        _write_hash_tables(table)
+        _write_hash_tables(table, slots)
         table.buckets = []
         fw.close()
         seg.set_doc_count(n)
@@ -216,8 +256,39 @@ class SegmentBuilder:
         return seg
 
 
-def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int, int]] | None,
-                 lengths: bytearray | None) -> None:
+    def _id_terms(self) -> Iterator[tuple[str, Sequence[int]]]:
+        """The `id` field's terms in order, each with its documents: the document numbers
+        sorted by id (no dict of a list per document)."""
+        ids = self.ids
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        i, n = 0, len(order)
+        while i < n:
+            d = order[i]
+            term = ids[d]
+            j = i + 1
+            while j < n and ids[order[j]] == term:  # the same id twice: one term, both documents
+                j += 1
+            yield term, (order[i:j] if j > i + 1 else (d,))
+            i = j
+
+
+def _in_order(posts: dict[str, list[int]]) -> Iterator[tuple[str, list[int]]]:
+    for term in sorted(posts):
+        yield term, posts[term]
+
+
+class _HashSlots:
+    """The terms table's hash entries by bucket (the table's own `buckets` hold a tuple of
+    two ints per term): each bucket's hashes and row positions in two arrays, in the order
+    added."""
+
+    def __init__(self) -> None:
+        self.hashes = [array("Q") for _ in range(256)]
+        self.positions = [array("q") for _ in range(256)]
+
+
+def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[tuple[str, Sequence[int]]],
+                 freqs: dict[str, dict[int, int]] | None, lengths: bytearray | None) -> None:
     """Every term of one field, in byte order, straight into the field writer's files: each
     posting list as Whoosh's blocks of BLOCK postings (pickled, deflated when big enough), its
     statistics as a W3TermInfo row in the terms table (WRITE_TERMS rows at a time, `_add_terms`).
@@ -231,14 +302,13 @@ def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int
     keys: list[bytes] = []
     infos: list[bytes] = []
     pack_info, pack_int, magic = _TERM_INFO.pack, _INT.pack, WHOOSH3_HEADER_MAGIC
-    for term in sorted(posts):
-        ids = posts[term]
+    for term, ids in posts:
         fmap = freqs.get(term) if scored else None  # type: ignore[union-attr]
         start = offset
         count = len(ids)
         if len(keys) >= WRITE_TERMS:
             postfile.write(b"".join(chunks))
-            _add_terms(fw._tindex, keys, infos)
+            _add_terms(fw._tindex, slots, keys, infos)
             chunks, keys, infos = [], [], []
         keys.append(prefix + term.encode("utf-8", "surrogatepass"))
         if count == 1:
@@ -304,15 +374,16 @@ def _write_field(fw: Any, posts: dict[str, list[int]], freqs: dict[str, dict[int
         infos.append(pack_info(0, total_w, count, minlb, maxlb, maxw, ids[0], ids[-1],
                                start, offset - start))
     postfile.write(b"".join(chunks))
-    _add_terms(fw._tindex, keys, infos)
+    _add_terms(fw._tindex, slots, keys, infos)
 
 
 _ROW_HEAD = struct.Struct("!ii")  # a terms-table row: key length, value length
 
 
-def _add_terms(table: Any, keys: list[bytes], values: list[bytes]) -> None:
+def _add_terms(table: Any, slots: _HashSlots, keys: list[bytes], values: list[bytes]) -> None:
     """Rows of Whoosh's terms table (`filetables.OrderedHashWriter`), keys in increasing order,
-    written at once: the same bytes, hash slots and key positions as `add` row by row."""
+    written at once: the same bytes and key positions as `add` row by row, the hash entries
+    in `slots` (in the order `add` puts them in the table's buckets)."""
     if not keys:
         return
     if keys[0] <= table.lastkey:
@@ -321,11 +392,12 @@ def _add_terms(table: Any, keys: list[bytes], values: list[bytes]) -> None:
     pos = dbfile.tell()
     positions = []
     rows: list[bytes] = []
-    buckets = table.buckets
+    hashes, at = slots.hashes, slots.positions
     head = _ROW_HEAD.pack
     for key, value in zip(keys, values):
         h = int.from_bytes(md5(key, usedforsecurity=False).digest()[12:], "big")  # md5_hash
-        buckets[h & 255].append((h, pos))
+        hashes[h & 255].append(h)
+        at[h & 255].append(pos)
         positions.append(pos)
         rows += (head(len(key), len(value)), key, value)
         pos += 8 + len(key) + len(value)
@@ -342,20 +414,20 @@ def _add_terms(table: Any, keys: list[bytes], values: list[bytes]) -> None:
 _POINTER = struct.Struct("!Iq")  # a hash table slot: the key's hash, the row's position
 
 
-def _write_hash_tables(table: Any) -> None:
+def _write_hash_tables(table: Any, slots: _HashSlots) -> None:
     """`HashWriter._write_hashes` with a write per table instead of per slot: each of the 256
     buckets as an open-addressing table of twice its entries, filled in the same order with
     the same linear probing, so the bytes are the same."""
     dbfile = table.dbfile
     pack = _POINTER.pack
-    for entries in table.buckets:
-        table.directory.append((dbfile.tell(), 2 * len(entries)))
-        if not entries:
+    for entry_hashes, entry_positions in zip(slots.hashes, slots.positions):
+        table.directory.append((dbfile.tell(), 2 * len(entry_hashes)))
+        if not entry_hashes:
             continue
-        numslots = 2 * len(entries)
+        numslots = 2 * len(entry_hashes)
         hashes = [0] * numslots
         positions = [0] * numslots  # 0: empty (no row starts at 0, the file's header is there)
-        for hashval, position in entries:
+        for hashval, position in zip(entry_hashes, entry_positions):
             slot = (hashval >> 8) % numslots
             while positions[slot]:
                 slot = (slot + 1) % numslots

@@ -34,7 +34,8 @@ def _docs(n: int, seed: int = 7, prefix: str = "m") -> list[IndexDoc]:
         if i == 5:  # a word in one document only, twice (its posting carries a frequency)
             words += ["solitary", "solitary"]
         docs.append(IndexDoc(
-            id=f"{prefix}{i:05d}", text=" ".join(words), chat_id=f"s_chat{i % 3}",
+            # ids in another order than the documents (the `id` field is written sorted)
+            id=f"{prefix}{i * 7919 % 100_000:05d}", text=" ".join(words), chat_id=f"s_chat{i % 3}",
             platform=("whatsapp", "signal")[i % 2], kind="text", lang=("en", "de")[i % 3 == 0],
             when=start + timedelta(hours=i), who=[f"sender {i % 5}", "", f"#p{i % 4}"],
             group=i % 2 == 0, attachment=i % 7 == 0, deleted=i % 11 == 0))
@@ -78,9 +79,14 @@ def same_terms(ra, rb) -> None:
     assert ra.field_length("t") == rb.field_length("t")
 
 
-@pytest.mark.parametrize("write_terms", [4096, 7], ids=["one-write", "written-in-pieces"])
-def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch, write_terms):
+@pytest.mark.parametrize("write_terms, spool_bytes", [(4096, 1 << 22), (7, 1000)],
+                         ids=["one-write", "written-in-pieces"])
+def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch, write_terms,
+                                                           spool_bytes):
     monkeypatch.setattr(segment_mod, "WRITE_TERMS", write_terms)
+    # in pieces, the stored texts go through the spool file and back in small chunks
+    monkeypatch.setattr(segment_mod, "SPOOL_BYTES", spool_bytes)
+    monkeypatch.setattr(segment_mod, "COPY_BYTES", spool_bytes // 3)
     docs = _docs(700)
     by_whoosh = _built(tmp_path, "whoosh", docs, segments=False)
     direct = _built(tmp_path, "direct", docs, segments=True)
