@@ -8,7 +8,9 @@ One regular expression splits text into tokens (C speed); each token then become
   stemmer of the chat's language (a cheap guess from its function words);
 - compounds whole and by parts: ``end-to-end``, ``don't``, ``maps.google.com``, e-mail addresses
   and URLs (a URL also by its host and path words, and whole without its scheme);
-- Chinese, Japanese and Korean as overlapping character pairs (``咖啡店`` → ``咖啡``, ``啡店``);
+- Chinese, Japanese and Korean as overlapping character pairs (``咖啡店`` → ``咖啡``, ``啡店``),
+  and in a document also each character alone, so that a one-character word (``猫``, ``駅``,
+  ``밥``) is found inside a longer run; a query of two or more characters asks for its pairs;
 - each emoji as a term of its own (skin tones and variation selectors dropped).
 
 Phrases are found by their words and checked on the text (no word-pair terms).
@@ -16,7 +18,7 @@ Phrases are found by their words and checked on the text (no word-pair terms).
 >>> sorted(doc_terms("Meet at the coffee-shop, Müller!", "en"))
 ['at', 'coffee', 'coffee-shop', 'meet', 'mueller', 'shop', 'the', '~coffe']
 >>> sorted(doc_terms("我喜欢喝咖啡 ☕️", "en"))
-['☕', '咖啡', '喜欢', '喝咖', '我喜', '欢喝']
+['☕', '咖', '咖啡', '啡', '喜', '喜欢', '喝', '喝咖', '我', '我喜', '欢', '欢喝']
 """
 
 from __future__ import annotations
@@ -202,10 +204,19 @@ def doc_terms(text: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, int]:
     for raw in _RAW_TOKEN.findall(text):
         terms = memo.get(raw)
         if terms is None:
-            terms = memo[raw] = tuple(t for tok in tokens(raw, lang) for t in tok.terms)
+            terms = memo[raw] = tuple(t for tok in tokens(raw, lang) for t in _doc_token_terms(tok))
         for t in terms:
             freqs[t] = get(t, 0) + 1
     return freqs
+
+
+def _doc_token_terms(tok: Token) -> list[str]:
+    """What one token adds to a document: its terms; a CJK run of two or more characters also
+    each of its characters (a query of one character asks for it, one of several for pairs)."""
+    if tok.key is None and len(tok.terms) > 1:
+        chars = [pair[0] for pair in tok.terms] + [tok.terms[-1][1]]
+        return tok.terms + chars
+    return tok.terms
 
 
 # the tokens' whole texts, without the groups (findall then gives strings, in C)
@@ -318,4 +329,10 @@ def matched_spans(text: str, terms: frozenset[str] | set[str]) -> list[tuple[int
     """
     if not terms:
         return []
-    return [(tok.start, tok.end) for tok in tokens(text) if not terms.isdisjoint(tok.terms)]
+    out: list[tuple[int, int]] = []
+    for tok in tokens(text):
+        if not terms.isdisjoint(tok.terms):
+            out.append((tok.start, tok.end))
+        elif tok.key is None:  # a CJK run holding a one-character word: that character
+            out.extend((i, i + 1) for i in range(tok.start, tok.end) if text[i] in terms)
+    return out

@@ -69,6 +69,7 @@ _read_segments_in_place()
 #    no longer indexed as text, chat/sender as compact keys, platform/kind/flags in a column
 # 4: the attachment types of a message in `meta` (has:image, has:video, ...)
 # 5: the text each document was indexed from, stored (`x`): phrases are checked on it
+# 6: a CJK run's characters one by one beside its pairs (a one-character word is found)
 # The number itself is INDEX_VERSION in store/quick.py (bump it there), beside the state file's
 # name: `chatmem import` tells an index to rebuild without loading Whoosh.
 # from this many documents on, an update writes new segments straight from memory (10,000 new

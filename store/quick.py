@@ -31,7 +31,7 @@ from .permissions import read_only_file
 from .report import Report
 
 SCHEMA_VERSION = 3  # the database's tables (store/models.py, migrations in store/db.py)
-INDEX_VERSION = 5  # the Whoosh index's format (store/index.py): another version is rebuilt
+INDEX_VERSION = 6  # the Whoosh index's format (store/index.py): another version is rebuilt
 INDEX_STATE_FILE = "chatmem-index.json"  # in the index folder: its version and the seq it holds
 SQLITE_FILE = "chatmem.db"
 INDEX_DIR = "index"

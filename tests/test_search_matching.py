@@ -43,6 +43,12 @@ RECORDS = [
     {"type": "chat", "platform": "signal", "chat": ZH, "participants": ["李伟"]},
     {"platform": "signal", "chat": ZH, "sender": "李伟", "timestamp": "2024-03-13T09:00:00+01:00",
      "text": "我们明天下午去喝咖啡吧"},
+    {"platform": "signal", "chat": ZH, "sender": "李伟", "timestamp": "2024-03-13T09:05:00+01:00",
+     "text": "我的猫今天很可爱"},
+    {"platform": "signal", "chat": ZH, "sender": "me", "timestamp": "2024-03-13T09:06:00+01:00",
+     "text": "着いたら駅で待ってるね"},
+    {"platform": "signal", "chat": ZH, "sender": "me", "timestamp": "2024-03-13T09:07:00+01:00",
+     "text": "내일 밥먹자 ㅎㅎ"},
 ]
 # a background of near misses: they share words with the queries but never all of them
 RECORDS += [_msg(EN, "Ben Ortiz", 14 + i % 10, f"plain note {i} about coffee and the weather")
@@ -92,6 +98,25 @@ def test_word_forms_folding_and_compounds(store, query, expected):
     if expected is None:
         return
     assert any(expected in c for c in texts(r)), (query, texts(r))
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("猫", "我的猫今天很可爱"),  # a one-character Chinese word inside a sentence
+    ("駅", "駅で待ってるね"),  # a one-kanji Japanese word
+    ("밥", "내일 밥먹자"),  # a one-syllable Korean word written with the next one
+    ("喝", "去喝咖啡吧"),
+])
+def test_a_one_character_cjk_word_is_found_inside_a_run(store, query, expected):
+    r = find(store, query)
+    assert r["total"] == 1 and expected in r["results"][0]["content"], (query, texts(r))
+    assert f"**{query}**" in r["results"][0]["snippet"]  # that character is the one in bold
+
+
+def test_cjk_queries_of_several_characters_still_ask_for_their_pairs(store):
+    assert find(store, "狗")["total"] == 0  # a character found nowhere finds nothing
+    assert texts(find(store, "咖啡")) == ["李伟: 我们明天下午去喝咖啡吧"]
+    assert find(store, "可爱")["total"] == 1  # "爱可" would not be a pair of that text
+    assert find(store, "爱可")["total"] == 0
 
 
 def test_stems_rank_the_exact_form_first(store):
