@@ -416,7 +416,7 @@ class FullTextIndex:
             writer.cancel()
             raise
         self.refresh()
-        return before, len(self.ix._segments())
+        return before, self.segment_count()
 
     def segment_count(self) -> int:
         return len(self.ix._segments())

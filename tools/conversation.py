@@ -122,29 +122,21 @@ class _Items:
 
 
 def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tuple[datetime, int, str] | None:
-    """The position `before` names: a message or call of this chat, or an ISO time."""
+    """The position `before` names: a message or call of this chat, or an ISO time. An m_/t_ id
+    is a message's, a c_ one a call's; any other may be an id a JSON Lines file gave its message
+    or call, else a time."""
     if before is None or not before.strip():
         return None
     before = before.strip()
-    if before.startswith(("m_", "t_")):
-        found = reader.message(seat, before)
-        if found is None or found[0].chat_id != chat_id:
-            raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
-                                f"{before!r} is not in it")
-        return (found[0].sent_at, found[0].ordinal, found[0].id)
-    if before.startswith("c_"):
-        call = reader.call(seat, before)
-        if call is None or call[0].chat_id != chat_id:
-            raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
-                                f"{before!r} is not in it")
-        return (call[0].started_at, -1, call[0].id)
-    # an id a JSON Lines file gave its message or call (any form), else a time
-    found = reader.message(seat, before)
-    if found is not None and found[0].chat_id == chat_id:
-        return (found[0].sent_at, found[0].ordinal, found[0].id)
-    call = reader.call(seat, before)
-    if call is not None and call[0].chat_id == chat_id:
-        return (call[0].started_at, -1, call[0].id)
+    kinds = (("message",) if before.startswith(("m_", "t_")) else ("call",) if before.startswith("c_")
+             else ("message", "call"))
+    for kind in kinds:
+        place = _place_of(reader, seat, chat_id, before, kind)
+        if place is not None:
+            return place
+    if len(kinds) == 1:
+        raise ArgumentError(f"before must be the id of an item of this conversation or an ISO time; "
+                            f"{before!r} is not in it")
     try:
         when = parse_time(before, "before", tz)
     except ArgumentError:
@@ -152,6 +144,15 @@ def _start(reader: Any, seat: Seat, chat_id: str, before: str | None, tz) -> tup
                             f"(e.g. 2024-05-01); {before!r} is neither") from None
     assert when is not None
     return (when, -1, "")
+
+
+def _place_of(reader: Any, seat: Seat, chat_id: str, item_id: str, kind: str) -> tuple[datetime, int, str] | None:
+    """Where the message (or call) `item_id` sits in the chat `chat_id`, None if it is not one of its."""
+    if kind == "message":
+        found = reader.message(seat, item_id)
+        return None if found is None or found[0].chat_id != chat_id else (found[0].sent_at, found[0].ordinal, found[0].id)
+    call = reader.call(seat, item_id)
+    return None if call is None or call[0].chat_id != chat_id else (call[0].started_at, -1, call[0].id)
 
 
 def _within(obj: Mapping[str, Any], budget: int) -> tuple[dict[str, Any], int, int] | None:
