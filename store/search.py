@@ -1028,16 +1028,15 @@ def _collect(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, 
         return _collect_matchers(store, searcher, query, check, need, sort, sample)
 
 
-def _spread(parts: list[tuple[list[int], int]], total: int, size: int) -> list[int]:
-    """`size` documents at most spread evenly over all matches, from each segment's
-    (evenly spread documents, number of matches)."""
-    out: list[int] = []
-    for docs, n in parts:
-        take = min(len(docs), round(size * n / total)) if total else 0
-        if take:
-            step = len(docs) / take
-            out += [docs[int(k * step)] for k in range(take)]
-    return out
+def _spread(matched: Any, size: int) -> list[int]:
+    """`size` of the sorted matches `matched` at most, spread evenly over all of them (the
+    first and the last included)."""
+    import numpy as np
+
+    every = np.asarray(matched, dtype=np.int64)
+    if not len(every):
+        return []
+    return every[np.linspace(0, len(every) - 1, min(len(every), size)).astype(np.int64)].tolist()
 
 
 def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck | None, need: int,
@@ -1048,7 +1047,7 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
     keys: list[Any] = []  # each segment's best `need`: sort keys and document numbers
     docs: list[Any] = []
     total = 0
-    spread: list[tuple[list[int], int]] = []
+    matched: list[Any] = []  # every segment's matches (index-wide numbers), for `sample`
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if reader.doc_count() == 0:
@@ -1069,8 +1068,7 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
             ids, scores = ids[keep], scores[keep]
         total += len(ids)
         if sample is not None and len(ids):
-            picks = np.linspace(0, len(ids) - 1, min(len(ids), PHRASE_SAMPLE)).astype(np.int64)
-            spread.append(((ids[picks] + offset).tolist(), len(ids)))
+            matched.append(ids + offset)
         if not len(ids) or not need:
             continue
         if scored:
@@ -1088,8 +1086,10 @@ def _collect_arrays(store: Store, searcher, query: Q.Query, check: ColumnCheck |
         sel = sel[np.lexsort((order_ids[sel], -key[sel]))][:need]
         keys.append(key[sel])
         docs.append(ids[sel] + offset)
-    if sample is not None:
-        sample += _spread(spread, total, PHRASE_SAMPLE)
+    if sample is not None and matched:
+        # spread over all the matches as one list, not segment by segment: the same sample
+        # (and so the same estimated total) however the index is split
+        sample += _spread(np.concatenate(matched), PHRASE_SAMPLE)
     if not keys:
         return [], total
     key, doc = np.concatenate(keys), np.concatenate(docs)
@@ -1112,7 +1112,11 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
     unit's best. So a rare word outweighs a common one whatever the lengths of the messages
     (BM25 alone puts a one-word message with a common word above a sentence with a rare one),
     and lengths and repeats still order messages holding the same words. Messages holding only
-    function words do not match, unless no other word of the query is found anywhere."""
+    function words do not match, unless no other word of the query is found anywhere.
+
+    Every figure is the whole index's (idf, BM25's statistics, a unit's best: a function
+    word's over all the messages it is scored at), so the same messages get the same scores
+    however the index is split into segments (before and after a merge)."""
     import numpy as np
 
     filters = [q for q in (keys, _scope(store, readable)) if q is not None]
@@ -1154,12 +1158,15 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
             found[i] = max((doc_frequency(reader0, "t", t.text) for t in u.query.leaves()
                             if isinstance(t, Q.Term)), default=0)
         weights.append(idf(found[i]) * (FUNCTION_SHARE if u.function else 1.0))
+    # each unit's best score over the whole index, so that a message's score does not depend on
+    # the segment it is in: a content word's over all its matches, a function word's over the
+    # messages it is scored at (the content words' matches, in every segment: a first pass)
     best = {i: max((float(sc.max()) for ids, sc in per[i] if len(ids)), default=0.0) for i in per}
-    candidates: list[tuple[float, int, int]] = []
-    total = 0
-    for k, (reader, offset, ev) in enumerate(subs):
+    found_at: list[tuple[Any, list[tuple[int, Any, Any]]]] = []  # per segment: (uniq, [(unit, at, got)])
+    for k, (reader, _, ev) in enumerate(subs):
         held = [per[i][k][0] for i in core if len(per[i][k][0])]
         if not held:
+            found_at.append((None, []))
             continue
         size = reader.doc_count_all()
         dense = sum(len(h) for h in held) * 16 > size  # long lists: a look-up table of the segment
@@ -1171,7 +1178,7 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
             where[uniq] = np.arange(len(uniq))
         else:
             uniq = held[0] if len(held) == 1 else np.unique(np.concatenate(held))
-        score = np.zeros(len(uniq), dtype=np.float64)
+        parts: list[tuple[int, Any, Any]] = []
         for i in range(len(units)):
             if not weights[i]:
                 continue
@@ -1186,11 +1193,23 @@ def _collect_any(store: Store, searcher, units: list[_Unit], keys: Q.Query | Non
                     pos = np.searchsorted(uniq, ids)  # each word's postings are sorted and distinct
                     pos[pos >= len(uniq)] = 0
                     hit = uniq[pos] == ids
-                at, got, peak = pos[hit], scores[hit].astype(np.float64), best[i]
+                at, got = pos[hit], scores[hit].astype(np.float64)
             else:
                 got = ev.scores_at(units[i].query, uniq).astype(np.float64)
                 at = np.flatnonzero(got > 0)
-                got, peak = got[at], float(got.max()) if len(got) else 0.0
+                got = got[at]
+                if len(got):
+                    best[i] = max(best.get(i, 0.0), float(got.max()))
+            parts.append((i, at, got))
+        found_at.append((uniq, parts))
+    candidates: list[tuple[float, int, int]] = []
+    total = 0
+    for (reader, offset, ev), (uniq, parts) in zip(subs, found_at):
+        if uniq is None:
+            continue
+        score = np.zeros(len(uniq), dtype=np.float64)
+        for i, at, got in parts:
+            peak = best.get(i, 0.0)
             strength = got / peak if peak > 0 else 1.0
             score[at] += weights[i] * (COVER + (1 - COVER) * strength)
         keep = np.ones(len(uniq), dtype=bool)
@@ -1269,7 +1288,7 @@ def _collect_matchers(store: Store, searcher, query: Q.Query, check: ColumnCheck
                         heapq.heapreplace(heap, (key, d + offset, d + offset))
     best = sorted(heap, reverse=True)
     if sample is not None:
-        sample += _spread([(matched, len(matched))], total, PHRASE_SAMPLE)
+        sample += _spread(matched, PHRASE_SAMPLE)
     if scored:
         return [(d, float(s)) for s, _, d in best], total
     return [(d, 0.0) for _, _, d in best], total
