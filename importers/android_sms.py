@@ -80,6 +80,10 @@ MMS_NOTIFICATION_IND = 130
 # <addr type>: PduHeaders FROM / TO / CC / BCC
 ADDR_FROM, ADDR_TO, ADDR_CC, ADDR_BCC = 137, 151, 130, 129
 NO_ADDRESS = "insert-address-token"  # what a sent MMS has as its "from" before the network fills it
+# Signal's plaintext export (Signal-Android PR #4925 and forks that carry it): a message of a
+# group has the group's id in `thread_address` beside its sender's number in `address` (a message
+# you sent to the group: the id in `address` itself)
+SIGNAL_GROUP = "__textsecure_group__!"
 SMIL = "application/smil"
 # <call type>: CallLog.Calls.*_TYPE
 CALL_INCOMING, CALL_OUTGOING, CALL_MISSED, CALL_VOICEMAIL, CALL_REJECTED, CALL_BLOCKED = 1, 2, 3, 4, 5, 6
@@ -552,6 +556,21 @@ class _Run:
             yield Problem(self.where, None, f"unreadable <{element.tag}> ({e})", raw[:20_000],
                           None)
 
+    def _group(self, e: ET.Element, address: str) -> Chat | None:
+        """The Signal group a message of Signal's plaintext export was sent in, or None."""
+        thread = _value(e, "thread_address")
+        if not thread.startswith(SIGNAL_GROUP):
+            thread = address if address.startswith(SIGNAL_GROUP) else ""
+        if not thread:
+            return None
+        key = KEY_PREFIX + thread
+        chat = self.chats.get(key)
+        if chat is None:
+            chat = self.chats[key] = Chat(PLATFORM, key, "Signal group " + thread[len(SIGNAL_GROUP):][:8],
+                                          group=True)
+            self.first[key] = self.block
+        return chat
+
     def _chat(self, numbers: list[str], names: list[str]) -> Chat:
         known = self.chat_keys.get((*numbers, "\x00", *names))
         if known is not None:
@@ -599,14 +618,16 @@ class _Run:
         self.counts["sms"] += 1
         address, kind = _value(e, "address"), _int(_value(e, "type")) or SMS_RECEIVED
         names = [_value(e, "contact_name")] if _value(e, "contact_name") not in ("", "(Unknown)") else []
-        chat = self._chat([address], names)
+        chat = self._group(e, address) or self._chat([address], names)
         yield from self._new(chat)
         mine = kind != SMS_RECEIVED
+        if address.startswith(SIGNAL_GROUP):  # the group, not who wrote it
+            address, names = "", names or ["Unknown"]
         sender = OWNER if mine else (names[0] if names else address)
         text = _value(e, "body")
         msg = Message(id=self._message_id(chat, _value(e, "date"), OWNER if mine else phone_key(address), text),
                       platform=PLATFORM, chat_id=chat.id, sent_at=from_ms(_value(e, "date")),
-                      sender=sender, sender_handle=None if mine else address, text=text, raw=raw)
+                      sender=sender, sender_handle=None if mine else address or None, text=text, raw=raw)
         if _value(e, "subject"):
             msg.extra["subject"] = _value(e, "subject")
         if _sent_time(_value(e, "date_sent")):
@@ -624,14 +645,15 @@ class _Run:
     def _mms(self, e: ET.Element, raw: str) -> Iterator[Record]:
         self.counts["mms"] += 1
         box = _int(_value(e, "msg_box")) or MMS_INBOX
-        numbers = _numbers(_value(e, "address"))
+        group = self._group(e, _value(e, "address"))
+        numbers = [n for n in _numbers(_value(e, "address")) if not n.startswith(SIGNAL_GROUP)]
         addrs = [(a.get("address") or "", _int(a.get("type") or "")) for a in e.iter("addr")]
         if not numbers:
             numbers = [a for a, t in addrs if a and a != NO_ADDRESS]
         names = [n.strip() for n in _value(e, "contact_name").split(",")] if _value(e, "contact_name") else []
         if names == ["(Unknown)"]:
             names = []
-        chat = self._chat(numbers, names if len(names) == len(numbers) else [])
+        chat = group or self._chat(numbers, names if len(names) == len(numbers) else [])
         yield from self._new(chat)
         sender_number = next((a for a, t in addrs if t == ADDR_FROM), "")
         mine = box != MMS_INBOX or (sender_number and self._is_owner(sender_number))

@@ -62,3 +62,87 @@ def test_a_reference_cut_by_a_read_is_joined(tmp_path, monkeypatch):
     texts = {r[5] for r in store_rows(tmp_path / "a")["messages"]}
     assert texts == {r[5] for r in store_rows(tmp_path / "b")["messages"]}
     assert "Summit at noon? 👌" in texts
+
+
+# Signal's plaintext export with the group of each message (Signal-Android PR #4925's layout):
+# `thread_address="__textsecure_group__!<id>"` beside the sender's number in `address`; a message
+# you sent to the group has the group's id in `address`. fixtures/android-plaintext has our own.
+GROUPS = FIXTURE.with_name("SignalPlaintextBackup-groups.xml")
+GROUP = "__textsecure_group__!5e1a0c9b77d24f0e8a31c6b2d94f7a10"
+
+
+def _chats(home: Path) -> dict[str, tuple[bool, list[tuple[str, str | None, str]]]]:
+    """Each chat's name: (a group?, its messages' (sender, sender's number, text) in order)."""
+    from chatmem.config import load_config
+    from chatmem.store import Store
+
+    out: dict[str, tuple[bool, list[tuple[str, str | None, str]]]] = {}
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        for name, group, sender, handle, text in conn.exec_driver_sql(
+                "SELECT c.name, c.is_group, m.sender, m.sender_handle, m.text FROM messages m "
+                "JOIN chats c ON c.id = m.chat_id ORDER BY m.sent_at"):
+            out.setdefault(name, (bool(group), []))[1].append((sender, handle, text))
+    return out
+
+
+def test_a_signal_group_is_one_chat_with_its_senders(tmp_path):
+    home = tmp_path / "home"
+    assert import_path(home, GROUPS)["messages"]["new"] == 8
+    chats = _chats(home)
+    assert set(chats) == {"Signal group 5e1a0c9b", "+15550100001"}
+    group, said = chats["Signal group 5e1a0c9b"]
+    assert group and said == [
+        ("+15550100001", "+15550100001", "Who is bringing the tent to the lake?"),
+        ("+15550100002", "+15550100002", "I have the big tent, and the stove"),
+        ("me", None, "Great, I will bring the kayak paddles"),
+        ("+15550100001", "+15550100001", "Leaving at seven on Saturday"),
+        ("me", None, "Ben, can you pick me up on the way?"),
+        ("+15550100002", "+15550100002", "Sure, around quarter to seven")]
+    assert chats["+15550100001"] == (False, [
+        ("+15550100001", "+15550100001", "Did you get the lake permit?"),
+        ("me", None, "Yes, printed it this morning")])
+
+
+def test_messages_of_an_export_without_groups_keep_their_ids(tmp_path):
+    """Ids a user may have kept (links, notes) stay what earlier versions gave: the fixture
+    without `thread_address`, and the one-to-one messages beside a group."""
+    import_path(tmp_path / "plain", FIXTURE)
+    assert {r[0] for r in store_rows(tmp_path / "plain")["messages"]} == {
+        "m_abf83031f032005f", "m_d3cdf408f9b03ad1", "m_67230f12c940cfe3", "m_ef4074d8151b9bfa",
+        "m_61f5c3c0adfcdd79"}
+    without = tmp_path / "without-group.xml"
+    without.write_text("\n".join(line for line in GROUPS.read_text(encoding="utf-8").splitlines()
+                                 if GROUP not in line and "<part" not in line and "parts>" not in line
+                                 and "</mms>" not in line) + "\n", encoding="utf-8")
+    import_path(tmp_path / "without", without)
+    import_path(tmp_path / "with", GROUPS)
+    alone = store_rows(tmp_path / "without")["messages"]
+    assert len(alone) == 2 and alone <= store_rows(tmp_path / "with")["messages"]
+
+
+def test_a_reimport_of_a_longer_group_export_reads_only_the_new_blocks(tmp_path):
+    """Thousands of group messages (the file cut into blocks): a newer export re-imported reads
+    its new blocks and puts the new messages in the same group chat, as a whole read does."""
+    from android_sms_builders import ANNA, BEN, mms, sms, text_part
+    from test_android_sms_resume import parsed, reimport_equals_whole, write
+
+    def element(i: int) -> str:
+        minutes = i * 0.0173  # about a second apart, as phones write them
+        if i % 5 == 0:  # one of yours, to the group
+            return mms(minutes, 2, GROUP, "null", [text_part(f"my note {i} on the lake trip")], [])
+        if i % 7 == 0:  # one-to-one
+            return sms(minutes, ANNA, 1, f"just to you {i}", "Anna Berg")
+        return sms(minutes, (ANNA, BEN)[i % 2], 1, f"group message {i}", thread_address=GROUP)
+
+    path = write(tmp_path / "sms" / "SignalPlaintextBackup.xml", [element(i) for i in range(3000)])
+    home = tmp_path / "home"
+    assert import_path(home, path)["messages"]["new"] == 3000
+    report = reimport_equals_whole(tmp_path, home, path, [element(i) for i in range(3030)])
+    assert report["messages"]["new"] == 30
+    read, blocks = parsed(report)
+    assert read < blocks
+    chats = _chats(home)
+    assert set(chats) == {"Signal group 5e1a0c9b", "Anna Berg"}
+    said = chats["Signal group 5e1a0c9b"][1]
+    assert len(said) == 3030 - len(chats["Anna Berg"][1])
+    assert {(s, t.split()[0]) for s, _, t in said} == {("me", "my"), (ANNA, "group"), (BEN, "group")}
