@@ -10,9 +10,10 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import create_engine, event, select, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, Row
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from chatmem.errors import StoreError
@@ -87,7 +88,7 @@ def schema_version(engine: Engine, where: str) -> int | None:
     `where`."""
     try:
         with engine.connect() as conn:
-            row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
+            row: Row[Any] | None = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
     except (SQLAlchemyError, DBAPIError) as e:
         reason = str(getattr(e, "orig", e))
         if "no such table" in reason or "not a database" in reason:
@@ -103,7 +104,7 @@ def init_schema(engine: Engine) -> None:
             Base.metadata.create_all(conn)
             for ix in LATE_INDEXES:
                 ix.create(conn, checkfirst=True)
-            row = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
+            row: Row[Any] | None = conn.execute(select(Meta.value).where(Meta.key == "schema_version")).first()
             if row is None:
                 conn.execute(Meta.__table__.insert(), [
                     {"key": "schema_version", "value": str(SCHEMA_VERSION)},
