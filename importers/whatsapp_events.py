@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import partial
 
 from . import whatsapp_words as words
 
@@ -240,8 +241,12 @@ _PATTERNS: list[tuple[str, str, bool]] = [
     ("left", r"(?:gruptan )?ayrıldınız$", True),
     ("left", _A + r" (?:gruptan )?ayrıldı$", False),
 ]
-_COMPILED = [(ev, re.compile(p, re.IGNORECASE), me) for ev, p, me in _PATTERNS]
-_COMPILED += words.EVENT_TEMPLATES  # every other language, from the data tables
+# every language's patterns, then the tables' templates (every other language); each compiled
+# the first time a line is tried that far
+_COMPILED = words.LazyPatterns(
+    [(ev, partial(re.compile, p, re.IGNORECASE), me) for ev, p, me in _PATTERNS]
+    + words.EVENT_TEMPLATES.sources
+)
 
 # How the owner is named as the subject of a system line ("You added...", "Du hast...").
 YOU_WORDS = words.YOU_WORDS | frozenset({"dich", "jou"})

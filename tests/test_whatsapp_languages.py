@@ -138,3 +138,43 @@ def test_learned_markers_are_not_resumed_from(tmp_path) -> None:
     learned = state_of(read_text(tmp_path, "\n".join(lines) + "\n", name="a.txt"))
     known = state_of(read_text(tmp_path, "\n".join(plain) + "\n", name="b.txt"))
     assert known.state["resume"] and not learned.state["resume"]
+
+
+def test_system_event_patterns_are_tried_in_one_order_however_far_earlier_lines_got() -> None:
+    """The patterns are compiled the first time a line gets that far; a line classified while
+    another search is half-way, or after one that stopped early, is tried against the same
+    patterns in the same order as if all had been compiled up front."""
+    from chatmem.importers import whatsapp_events
+    from chatmem.importers.whatsapp_words import LazyPatterns
+
+    sources = whatsapp_events._COMPILED.sources
+    eager = [(event, make(), me) for event, make, me in sources]
+    lazy = LazyPatterns(sources)
+    first = iter(lazy)
+    started = [next(first) for _ in range(3)]
+    assert lazy[-1] == eager[-1]  # one looked up by position, out of order
+    assert list(lazy) == eager
+    assert started + list(first) == eager
+    assert lazy[5:8] == eager[5:8] and len(lazy) == len(eager) > 400
+
+
+def test_system_lines_of_several_languages_in_one_fresh_process(tmp_path) -> None:
+    """A fresh process that meets an English line first (only the first patterns compiled),
+    then lines only the later patterns know, classifies each as an up-front compile would."""
+    import subprocess
+    import sys
+
+    script = (
+        "from chatmem.importers.whatsapp_events import classify_event as c\n"
+        "for t in ['Anna added Ben', 'Du hast Ben Ortiz hinzugefügt', 'Anna Berg changed the "
+        "subject from \"Hike\" to \"Hike 2024\"', 'no event here at all', 'Anna added Ben']:\n"
+        "    e = c(t); print(e and (e.event, e.actor, e.actor_is_you, e.obj, e.old, e.new))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "('added', 'Anna', False, 'Ben', '', '')",
+        "('added', 'Du', True, 'Ben Ortiz', '', '')",
+        "('subject', 'Anna Berg', False, '', 'Hike', 'Hike 2024')",
+        "None",
+        "('added', 'Anna', False, 'Ben', '', '')",
+    ]

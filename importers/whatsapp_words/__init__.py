@@ -30,7 +30,11 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import overload
 
 LANGUAGES = (
     "en", "de", "es", "fr", "pt", "it", "nl", "ru", "tr", "id", "ms", "ja", "th", "uk", "hi",
@@ -122,11 +126,59 @@ def _literal_length(template: str) -> int:
     return len(re.sub(r"\{\w+\}|\[\[.*?\]\]|\*", "", template))
 
 
-# (event, compiled template, the owner did it), the most specific first.
-EVENT_TEMPLATES: list[tuple[str, re.Pattern, bool]] = [
-    (event, template_regex(t), t.startswith("!"))
+class LazyPatterns(Sequence[tuple[str, re.Pattern, bool]]):
+    """(event, regex, the owner did it) in a fixed order, each regex compiled the first time a
+    search gets that far: the hundreds of system-event patterns cost a tenth of a second to
+    compile, and a re-import that meets a few system lines (or none) needs only the first ones.
+    Iterating yields the same tuples in the same order as a list compiled up front would."""
+
+    def __init__(self, sources: Iterable[tuple[str, Callable[[], re.Pattern], bool]]):
+        self.sources = list(sources)  # (event, a call that compiles the regex, the owner did it)
+        self._compiled: list[tuple[str, re.Pattern, bool]] = []
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, re.Pattern, bool]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, re.Pattern, bool]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[str, re.Pattern, bool] | list[tuple[str, re.Pattern, bool]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        self._compile_to(i)
+        return self._compiled[i]
+
+    def __iter__(self) -> Iterator[tuple[str, re.Pattern, bool]]:
+        if len(self._compiled) == len(self.sources):
+            return iter(self._compiled)
+        return self._compiling()
+
+    def _compiling(self) -> Iterator[tuple[str, re.Pattern, bool]]:
+        compiled = self._compiled
+        for i in range(len(self.sources)):
+            if i >= len(compiled):
+                self._compile_to(i)
+            yield compiled[i]
+
+    def _compile_to(self, i: int) -> None:
+        with self._lock:  # two threads never append the same pattern twice
+            while len(self._compiled) <= i:
+                event, make, me = self.sources[len(self._compiled)]
+                self._compiled.append((event, make(), me))
+
+
+# (event, template's regex, the owner did it), the most specific first.
+EVENT_TEMPLATES = LazyPatterns(
+    (event, partial(template_regex, t), t.startswith("!"))
     for event, t in sorted(
         ((event, t) for words in TABLES.values() for event, t in words.get("events", ())),
         key=lambda pair: -_literal_length(pair[1]),
     )
-]
+)
