@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import yaml
 from platformdirs import user_config_dir, user_data_dir
 
 from chatmem.errors import ConfigError
@@ -159,6 +158,8 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
         if explicit:
             raise ConfigError(f"config file {cfg_path} does not exist")
         return Config()
+    import yaml  # here, not at the top: without a config file nothing loads it (~0.01 s)
+
     try:
         data = yaml.safe_load(cfg_path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e:
