@@ -80,6 +80,13 @@ def cli(ctx: click.Context, home: str | None, config_path: str | None, seat: str
         ctx.call_on_close(progress.close)
 
 
+# True once main() runs: this process runs one command and ends (not click's test runner, not a
+# program calling the library), so a command may tune the process for itself
+ONE_COMMAND = False
+
+
 def main() -> None:
+    global ONE_COMMAND
+    ONE_COMMAND = True
     cli(prog_name="chatmem")
 
