@@ -282,3 +282,17 @@ def test_scores_and_totals_follow_the_messages_an_import_adds(tmp_path):
     store.close()
     assert before["total"] == 2 and after["total"] == 8
     assert [round(sc, 4) for _, sc in arrays[0]] == [round(sc, 4) for _, sc in matchers[0]]
+
+
+def test_every_chinese_japanese_and_korean_character_is_told_as_the_index_class_says() -> None:
+    """Whether a word holds a CJK character is asked without compiling the class's regex (it
+    takes ~10 ms); over every code point the answer is the class's own."""
+    import re
+
+    from chatmem.store import analysis
+
+    cls = re.compile(f"[{analysis._CJK}]")
+    differ = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+              and analysis._is_cjk(chr(cp)) != bool(cls.match(chr(cp)))]
+    assert differ == []
+    assert analysis._has_cjk("ok猫") and not analysis._has_cjk("Müller’s") and not analysis._has_cjk("plain")
