@@ -235,3 +235,75 @@ def test_each_kind_of_change_in_place_rereads_its_block_and_nothing_else(tmp_pat
     block = {m.id for rowid, m in enumerate(BASE, 1) if 1024 <= rowid < 2048 and rowid != 1100 or
              (rowid == 1100 and "deleted" not in change)}
     assert got == block  # the changed row's block of 1,024 rowids, and nothing else
+
+
+def _note(db: Path, state: dict) -> str:
+    from chatmem.importers.signal.desktop import DesktopReader
+    from chatmem.records import ImportOptions, SourceState
+
+    (after,) = [r for r in DesktopReader().read(db, ImportOptions(state=state))
+                if isinstance(r, SourceState)]
+    return next(n for n in after.notes if n.startswith("re-import"))
+
+
+def test_blocks_whose_pages_are_as_they_were_are_not_read_again_and_a_copy_laid_out_anew_still_resumes(
+        tmp_path):
+    db = build_database(tmp_path / "db.sqlite", "new", BASE)
+    every, state = _read(db, {})
+    block = [{m.id for rowid, m in enumerate(BASE, 1) if rowid >> 10 == b} & every for b in (0, 1)]
+    new = {m.id for m in NEW}
+    conn = sqlite3.connect(db)  # Signal adds to its file in place
+    for rowid, m in enumerate(NEW, len(BASE) + 1):
+        conn.execute("INSERT INTO messages (rowid, id, json, conversationId, type, body, sent_at) "
+                     "VALUES (?, ?, '{}', ?, 'outgoing', ?, ?)", (rowid, m.id, m.conv, m.body, m.sent_at))
+    conn.commit()
+    # block 1 got the new rows in its last pages: its older rows are digested, found unchanged
+    assert "0 block(s) of older rows that changed" in _note(db, state)
+    assert "1 of 2 older block(s) not read again" in _note(db, state)
+    got, state = _read(db, state)
+    assert got == new
+    conn.execute("UPDATE messages SET body = body || ' (edited at length)' WHERE rowid = 1100")
+    conn.commit()
+    assert "1 of 2 older block(s) not read again" in _note(db, state)
+    got, state = _read(db, state)
+    assert got == block[1] | new
+    copy = tmp_path / "copy.sqlite"  # what sigtop makes: the same rows, laid out anew
+    conn.execute("UPDATE messages SET body = body || ' (edited at length)' WHERE rowid = ?",
+                 (len(SCENARIO) + 10,))
+    conn.commit()
+    conn.execute("VACUUM INTO ?", (str(copy),))
+    conn.close()
+    assert _read(copy, state)[0] == block[0]  # the edited row's block alone
+
+
+def test_a_long_row_changed_only_in_its_overflow_pages_is_read_again(tmp_path):
+    db = build_database(tmp_path / "db.sqlite", "new", BASE)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE messages SET json = json_set(json, '$.padding', ?) WHERE rowid = 1100",
+                 ("x" * 3000,))  # 3 KB: the row goes on in overflow pages of 1 KB
+    conn.execute("UPDATE messages SET json = json_set(json, '$.reactions', "
+                 "json('[{\"emoji\": \"👍\"}]')) WHERE rowid = 1100")  # after the padding
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM dbstat WHERE name = 'messages' "
+                        "AND pagetype = 'overflow'").fetchone()[0] >= 2
+    _, state = _read(db, {})
+    leaf = conn.execute("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'overflow'"
+                        " ORDER BY path").fetchall()
+    conn.execute("UPDATE messages SET json = replace(json, '👍', '😂') WHERE rowid = 1100")
+    conn.commit()
+    assert conn.execute("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'overflow'"
+                        " ORDER BY path").fetchall() == leaf  # rewritten where it was
+    conn.close()
+    got, _ = _read(db, state)
+    assert got == {m.id for m in BASE[1023:2047]}  # the reaction's block
+
+
+def test_a_store_imported_before_page_proofs_resumes_with_only_the_new_rows(tmp_path):
+    db = build_database(tmp_path / "db.sqlite", "new", BASE)
+    _, state = _read(db, {})
+    del state["resume"]["pages"]  # what the earlier version kept: the rows' digests alone
+    build_database(db, "new", [*BASE, *NEW])
+    assert "0 of 2 older block(s) not read again" in _note(db, state)
+    got, after = _read(db, state)
+    assert got == {m.id for m in NEW}
+    assert "2 of 2 older block(s) not read again" in _note(db, after)

@@ -129,6 +129,7 @@ class _Run:
 
     def __init__(self, db: Database, path: Path, state: dict[str, Any] | None = None) -> None:
         self.conn, self.path, self.errors = db.conn, path, db.errors
+        self.file = db.file  # the database file as SQLite reads it, when its pages can be read
         self.state = state or {}
         self.notes: list[str] = []  # for the report, besides the counts
         self.where = f"{path} messages"
@@ -241,7 +242,7 @@ class _Run:
                 *ATTACHMENT_COLUMNS)
         plan = Plan(self.conn, self.columns, self.people, self.calls,
                     [c for c in keys if c in self.attachment_columns]
-                    if self.has_attachment_table else None, self.state)
+                    if self.has_attachment_table else None, self.state, self.file)
         self.quote_targets = self._quote_targets(plan.ranges)
         yield Estimate(plan.estimate())
         names = ["rowid", *self.columns]

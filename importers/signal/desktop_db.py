@@ -91,6 +91,7 @@ class Database:
     conn: Any  # sqlite3.Connection or sqlcipher3's look-alike
     tables: set[str]
     errors: tuple[type[Exception], ...]  # sqlite3.DatabaseError (and sqlcipher3's)
+    file: Path | None = None  # the plain file read as it is on disk (no -wal, not encrypted)
 
 
 @contextmanager
@@ -121,7 +122,8 @@ def open_database(path: Path) -> Iterator[Database]:
             raise FormatError(
                 f"{path}: not a Signal Desktop database (missing table {', '.join(missing)})"
             )
-        yield Database(conn, tables, errors)
+        plain = db.resolve() if key is None and tmp is None else None
+        yield Database(conn, tables, errors, plain)
     finally:
         if conn is not None:
             conn.close()
