@@ -307,3 +307,24 @@ def test_a_store_imported_before_page_proofs_resumes_with_only_the_new_rows(tmp_
     got, after = _read(db, state)
     assert got == {m.id for m in NEW}
     assert "2 of 2 older block(s) not read again" in _note(db, after)
+
+
+def test_a_changed_attachment_is_read_once_and_then_remembered(tmp_path):
+    db = build_database(tmp_path / "db.sqlite", "new", [*BASE[:len(SCENARIO)], *filler(0, 2100)])
+    _, state = _read(db, {})
+    with_file = next(m for m in SCENARIO if m.attachments)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE message_attachments SET fileName = 'renamed.jpg' WHERE messageId = ?",
+                 (with_file.id,))
+    new = Msg("10000000-5160-4000-8000-999999999999", ANNA.conv, "outgoing", at(9000), "new one")
+    conn.execute("INSERT INTO messages (id, json, conversationId, type, body, sent_at) "
+                 "VALUES (?, '{}', ?, 'outgoing', ?, ?)", (new.id, new.conv, new.body, new.sent_at))
+    conn.execute("INSERT INTO message_attachments (messageId, editHistoryIndex, attachmentType, "
+                 "orderInMessage, conversationId, sentAt, size, contentType) "
+                 "VALUES (?, -1, 'attachment', 0, ?, ?, 5, 'text/plain')", (new.id, new.conv, new.sent_at))
+    conn.commit()
+    conn.close()
+    got, state = _read(db, state)
+    attached = {m.id for m in SCENARIO if m.attachments}  # one block of message_attachments
+    assert {with_file.id, new.id} <= got <= attached | {new.id}
+    assert _read(db, state)[0] == set()  # the attachments' digests now are the ones kept
