@@ -34,14 +34,14 @@ import struct
 import sys
 import threading
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import String, func, select, type_coerce
+from sqlalchemy import String, bindparam, func, select, type_coerce
 from sqlalchemy.engine import Connection
 from whoosh import columns, formats
 from whoosh import index as windex
@@ -78,6 +78,7 @@ _read_segments_in_place()
 BULK_THRESHOLD = 1_000
 SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
 INDEX_BATCH = 5000
+IN_IDS = 999  # ids in one `IN (...)` at most (older SQLite builds allow 999 variables)
 LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
 
 # the `meta` column: bits 0-7 platform (a number per platform name, kept in the index state),
@@ -347,15 +348,16 @@ class FullTextIndex:
 
     def _write_segments(self, docs: Iterable[IndexDoc], platforms: dict[str, int], span: list,
                         *, replace: bool) -> int:
-        """New documents as new segments, SEGMENT_POSTINGS postings at most each (memory stays
-        bounded); with `replace`, documents of the same ids already indexed are deleted."""
+        """New documents as new segments, SEGMENT_POSTINGS postings at most each, built in runs
+        of RUN_POSTINGS (what is held in memory does not grow with the segment: see
+        store/segment.py); with `replace`, documents of the same ids already indexed are deleted
+        (a run's at a time)."""
         state = self._state()
         ix = self.ix
         writer = ix.writer()
         segments = []
-        ids: list[str] = []
         n = 0
-        builder = SegmentBuilder(self.folder)  # its spool file beside the index, on its disk
+        builder = SegmentBuilder(self.folder)  # its spool and run files beside the index, on its disk
         metas: dict[tuple, int] = {}
         with gc_paused():  # the builder's many small lists make collections slow
             try:
@@ -370,17 +372,18 @@ class FullTextIndex:
                     builder.add(doc.id, doc_terms(doc.text or "", doc.lang), doc.chat_id,
                                 doc.who_keys(), ts, meta, doc.text or "")
                     n += 1
-                    if builder.postings >= SEGMENT_POSTINGS:
-                        segments.append(_write_segment(builder, writer))
+                    if builder.run_full() or builder.postings >= SEGMENT_POSTINGS:
                         if replace:
-                            ids += builder.ids
-                        builder = SegmentBuilder(self.folder)
+                            _delete_ids(writer, builder.ids)
+                        if builder.postings >= SEGMENT_POSTINGS:
+                            segments.append(_write_segment(builder, writer))
+                            builder = SegmentBuilder(self.folder)
+                        else:
+                            builder.spill()
                 if len(builder):
+                    if replace and builder.ids:
+                        _delete_ids(writer, builder.ids)
                     segments.append(_write_segment(builder, writer))
-                    if replace:
-                        ids += builder.ids
-                if replace and ids:
-                    _delete_ids(writer, ids)
                 writer.segments.extend(segments)
             except BaseException:
                 builder.close()
@@ -588,17 +591,9 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
     out once per sender."""
     pt = m.Person.__table__
     names = {r.id: r.name for r in conn.execute(select(pt.c.id, pt.c.name))}
-    mt, ct, ch, at = m.Message.__table__, m.Call.__table__, m.Chat.__table__, m.Attachment.__table__
+    mt, ct, ch = m.Message.__table__, m.Call.__table__, m.Chat.__table__
     groups = {r.id: bool(r.is_group) for r in conn.execute(select(ch.c.id, ch.c.is_group))}
-    attachments: dict[str, list[str]] = {}
-    types: dict[str, set[str]] = {}
-    q = (select(at.c.message_id, at.c.name, at.c.mime_type, at.c.text)
-         .join(mt, mt.c.id == at.c.message_id).where(mt.c.seq > since))
-    for a in conn.execute(q):
-        # its name (or type) and what the source said of it (caption, transcript, title)
-        words = [a.name or a.mime_type or "", *([a.text] if a.text else [])]
-        attachments.setdefault(a.message_id, []).extend(words)
-        types.setdefault(a.message_id, set()).add(attachment_type(a.mime_type, a.name))
+    attachments_of = _attachments_reader(conn)
 
     def lang_of(chat_id: str) -> str:
         lang = languages.get(chat_id)
@@ -628,7 +623,7 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
          .where(mt.c.seq > since).execution_options(yield_per=INDEX_BATCH))
     no_types: frozenset[str] = frozenset()
     for (msg_id, chat_id, platform, sender, handle, person_id, text, kind, sent_at, extra,
-         deleted) in cast(Iterable[tuple[Any, ...]], conn.execute(q)):
+         deleted), attachments, types in _with_attachments(conn.execute(q), attachments_of):
         text = text or ""
         text = with_poll(text, extra)
         if len(text) > INDEX_TEXT_CHARS:
@@ -650,6 +645,51 @@ def documents(conn: Connection, since: int, languages: dict[str, str],
         yield IndexDoc(id=r.id, text=text, chat_id=r.chat_id, platform=r.platform, kind="call",
                        when=r.started_at, who=[sender_key(r.peer or "")],
                        group=groups.get(r.chat_id, False), lang=lang_of(r.chat_id))
+
+
+Files = dict[str, list[str]]  # message id -> the words of its attachments
+Types = dict[str, set[str]]  # message id -> the types of its attachments
+
+
+def _with_attachments(rows: Any, attachments_of: Callable[[list[str]], tuple[Files, Types]]
+                      ) -> Iterator[tuple[tuple[Any, ...], Files, Types]]:
+    """Each message row with the attachments of its batch (INDEX_BATCH rows, read together):
+    what is held grows with a batch, not with the range indexed."""
+    for batch in rows.partitions():
+        files, types = attachments_of([row[0] for row in batch])
+        for row in batch:
+            yield row, files, types
+
+
+def _attachments_reader(conn: Connection) -> Callable[[list[str]], tuple[Files, Types]]:
+    """A function giving, for a batch of message ids, the words of their attachments (its name
+    or type, and what the source said of it: caption, transcript, title) and their types."""
+    at = m.Attachment.__table__
+    wanted = (at.c.message_id, at.c.name, at.c.mime_type, at.c.text)
+    marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(conn.dialect.paramstyle)
+    if marker is not None:  # the driver's own query: SQLAlchemy's expanding IN costs as much again
+        quote = conn.dialect.identifier_preparer.quote
+        head = (f"SELECT {', '.join(quote(c.name) for c in wanted)} FROM {quote(at.name)} "
+                f"WHERE {quote(at.c.message_id.name)} IN ")
+
+        def read(ids: list[str]) -> Any:
+            return conn.exec_driver_sql(f"{head}({', '.join([marker] * len(ids))})", tuple(ids))
+    else:
+        q = select(*wanted).where(at.c.message_id.in_(bindparam("ids", expanding=True)))
+
+        def read(ids: list[str]) -> Any:
+            return conn.execute(q, {"ids": ids})
+
+    def attachments_of(ids: list[str]) -> tuple[Files, Types]:
+        files: Files = {}
+        types: Types = {}
+        for i in range(0, len(ids), IN_IDS):
+            for message_id, name, mime_type, text in read(ids[i:i + IN_IDS]):
+                files.setdefault(message_id, []).extend([name or mime_type or "", *([text] if text else [])])
+                types.setdefault(message_id, set()).add(attachment_type(mime_type, name))
+        return files, types
+
+    return attachments_of
 
 
 @dataclass

@@ -33,16 +33,16 @@ import struct
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from io import BytesIO
-from itertools import accumulate
+from itertools import accumulate, groupby
 from pickle import Unpickler, loads
 from typing import Any
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, STORED_COLUMN, WHOOSH3_HEADER_MAGIC
 from whoosh.reading import SegmentReader
 
-from .segment import SegmentBuilder, gc_paused
+from .segment import FIELDS, Posting, SegmentBuilder, gc_paused
 
 FLOOR_DOCS = 16_000  # segments up to this size are all of the lowest level
 FACTOR = 10  # adjacent segments of one level merged together
@@ -51,7 +51,6 @@ COMMIT_MERGE_DOCS = 100_000  # documents one commit writes in merges at most
 FULL_DOCS = 320_000  # a full segment (about the bulk build's SEGMENT_POSTINGS at a million)
 DELETED_SHARE = 0.2  # a segment with this share deleted is rewritten by merge_all
 
-FIELDS = ("c", "id", "t", "who")  # what the index writes (`p` of index v3 is never read)
 _TERM_HEAD = struct.Struct("!BfIBBfII")  # W3TermInfo: flags, weight, df, lengths, max weight, ids
 _POINTER = struct.Struct("!qi")  # a term's postings: offset, length
 _INT = struct.Struct("!i")
@@ -154,7 +153,7 @@ def merge_segments(writer: Any, segments: list) -> Any:
 def _add_segment(builder: SegmentBuilder, reader: Any, seg: Any) -> None:
     """Append one segment's live documents to `builder`, numbered after those it holds."""
     n = seg.doc_count_all()
-    base = len(builder.ids)
+    base = builder.count
     gone = set(seg.deleted_docs()) if seg.has_deletions() else set()
     remap: list[int] | None = None
     if gone:
@@ -186,49 +185,45 @@ def _add_segment(builder: SegmentBuilder, reader: Any, seg: Any) -> None:
     for d in (keep if keep is not None else range(n)):
         builder.add_stored(data[offsets[d]:offsets[d] + sizes[d]])
 
-    ids: list[str | None] = [None] * live
+    # the segment's postings as a run of the builder, read from its terms table in order (each
+    # field's terms in order), a term at a time; documents renumbered after those it holds
     terms = reader._terms
     names = terms._fieldunmap
     postfile = terms._postfile
-    # posting lists as arrays (4 bytes a posting; a list's int is 36): the builder reads either
-    t: dict[str, Any] = builder.t
-    keys: dict[str, dict[str, Any]] = builder.keys
-    t_freq = builder.t_freq
-    total = 0.0
-    for key, value in terms._tindex.items():
-        field = names[int.from_bytes(key[:2], "big")]
-        if field not in FIELDS:
-            continue
-        term = bytes(key[2:]).decode("utf-8", "surrogatepass")
-        docs, weights = _postings(value, postfile)
-        if remap is not None:
-            kept = [(remap[d], w) for d, w in zip(docs, weights) if remap[d] >= 0]
-            if not kept:
-                continue
-            docs, weights = [d for d, _ in kept], [w for _, w in kept]
-        elif base:
-            docs = [d + base for d in docs]
-        if field == "id":
-            for d in docs:
-                ids[d - base] = term
-            continue
-        if field == "t":
-            total += sum(weights)
-            freqs = {d: int(w) for d, w in zip(docs, weights) if w != 1}
-            if freqs:
-                t_freq.setdefault(term, {}).update(freqs)
-            post = t
-        else:
-            post = keys[field]
-        p = post.get(term)
-        if p is None:
-            post[term] = array("I", docs)
-        else:
-            p.extend(docs)
-    if any(i is None for i in ids):
+    run = builder.new_run()
+    counted = {"id": 0, "t": 0.0}
+
+    def field_terms(rows: Iterator[tuple[bytes, bytes]], field: str) -> Iterator[Posting]:
+        for key, value in rows:
+            docs, weights = _postings(value, postfile)
+            if remap is not None:
+                kept = [(remap[d], w) for d, w in zip(docs, weights) if remap[d] >= 0]
+                if not kept:
+                    continue
+                docs, weights = [d for d, _ in kept], [w for _, w in kept]
+            elif base:
+                docs = [d + base for d in docs]
+            pairs = None
+            if field == "t":
+                counted["t"] += sum(weights)
+                if any(w != 1 for w in weights):
+                    pairs = array("I")
+                    for d, w in zip(docs, weights):
+                        if w != 1:
+                            pairs.append(d)
+                            pairs.append(int(w))
+            elif field == "id":
+                counted["id"] += len(docs)
+            yield bytes(key[2:]), docs, pairs
+
+    for number, rows in groupby(terms._tindex.items(), key=lambda row: bytes(row[0][:2])):
+        field = names[int.from_bytes(number, "big")]
+        if field in FIELDS:
+            run.add_field(field, field_terms(rows, field))
+    if counted["id"] != live:
         raise ValueError(f"segment {seg.segment_id()}: a document without an id")
-    builder.ids += ids  # type: ignore[arg-type]
-    builder.total_length += int(total)
+    builder.count += live
+    builder.total_length += int(counted["t"])
 
 
 def _postings(value: bytes, postfile: Any) -> tuple[Sequence[int], Sequence[float]]:

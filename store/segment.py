@@ -9,11 +9,21 @@ document numbers, and at the end every posting list is cut into Whoosh's blocks 
 few calls per block. What Whoosh reads back is the same: the same fields, terms, block layout,
 term statistics, lengths, columns and stored `id` and `x` (searches cannot tell how a segment was
 written). Small updates still go through Whoosh's writer (`FullTextIndex.write`).
+
+A builder holds RUN_POSTINGS postings at most in memory, whatever the segment's size: past that,
+its postings and ids go to a run file (each field's terms in order, each with its documents),
+and the segment is written from its runs merged term by term, a term at a time. So the memory of
+a bulk build does not grow with the segment (a million-message import builds segments of ~330k
+documents with the same memory as a 100k import's one segment), and the segment's files are the
+same bytes as if everything had been held at once. A merge of segments (`merge.py`) hands each
+segment's postings to the builder as a run of its own, read from the segment's terms table in
+order: it holds one term at a time too.
 """
 
 from __future__ import annotations
 
 import gc
+import heapq
 import struct
 import sys
 import tempfile
@@ -22,11 +32,11 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from hashlib import md5
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import sub
 from pathlib import Path
 from pickle import dumps
-from typing import Any
+from typing import IO, Any
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC
 from whoosh.system import pack_ushort
@@ -36,7 +46,13 @@ BLOCK = 128  # postings per block (W3Codec's blocklimit)
 COMPRESS_LEVEL = 3  # W3Codec's compression
 WRITE_TERMS = 4096  # terms whose postings and table rows are written in one go
 COMPRESS_FROM = 96  # bytes of pickled block data below which a block is stored uncompressed
+WRITE_BYTES = 1 << 20  # posting bytes gathered before they go to the postings file
 SPOOL_BYTES = 1 << 22  # stored fields gathered in memory before they go to the spool file
+# postings a builder holds in memory at most (with the ids of their documents) before they go to
+# a run file: a few MB as arrays (~20k messages; a 100k import's whole index is ~1.2 million)
+RUN_POSTINGS = 250_000
+RUN_READ_BYTES = 1 << 18  # read buffer of each run file while the runs are merged
+FIELDS = ("c", "id", "t", "who")  # the fields a segment's terms are in, in the terms table's order
 COPY_BYTES = 1 << 20  # the spool copied into the segment this much at a time
 _ONE = struct.pack("!I", 1)
 _INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
@@ -120,14 +136,24 @@ def length_byte(n: int) -> int:
     return _LEN_BYTE[n] if n < 1024 else length_to_byte(n)
 
 
+Posting = tuple[bytes, Sequence[int], "array | None"]
+"""A term of a field (its UTF-8 bytes), its documents in increasing order, and the (document,
+frequency) pairs of those where the term occurs more than once, flattened (None: no such)."""
+
+
 class SegmentBuilder:
-    """The postings, lengths and columns of a batch of new documents, in memory, numbered
-    from 0 in the order added; their stored fields (the text, the biggest part) go to a spool
-    file in `spool_dir` as they come, a few MB at a time, and are copied into the segment."""
+    """The postings, lengths and columns of a batch of new documents, numbered from 0 in the
+    order added. Their stored fields (the text, the biggest part) go to a spool file in
+    `spool_dir` as they come, a few MB at a time; their postings and ids are held in memory
+    until the caller `spill`s them to a run file there (at RUN_POSTINGS `run_postings`). What
+    stays in memory for every document of the segment is 13 bytes (time, meta, length, stored
+    length)."""
 
     def __init__(self, spool_dir: Path | None = None) -> None:
-        self.ids: list[str] = []
         self.spool_dir = spool_dir
+        self.count = 0  # documents
+        self.ids: list[str] = []  # the ids of the documents added since the last spill, in order
+        self._run_base = 0  # the number of the first of them
         self._stored = bytearray()  # stored fields not yet in the spool: pickled and framed
         self._spool: Any = None  # an unnamed temporary file, made when the first MB are full
         self.stored_lengths = array("I")  # each document's stored fields' length in bytes
@@ -135,61 +161,63 @@ class SegmentBuilder:
         self.meta = array("I")
         self.lengths = bytearray()  # the `t` field's length per document, as Whoosh's byte
         self.total_length = 0
-        self.t: dict[str, list[int]] = {}  # term -> document numbers
-        self.t_freq: dict[str, dict[int, int]] = {}  # term -> {document: frequency} when > 1
-        self.keys: dict[str, dict[str, list[int]]] = {"c": {}, "who": {}}
-        self.postings = 0  # for the caller's memory bound
+        self.t: dict[str, array] = {}  # term -> document numbers (those held in memory)
+        self.t_freq: dict[str, array] = {}  # term -> (document, frequency) pairs where above 1
+        self.keys: dict[str, dict[str, array]] = {"c": {}, "who": {}}
+        self.postings = 0  # the segment's, for the caller's bound on its size
+        self.run_postings = 0  # those held in memory now
+        self._runs: list[_Run] = []
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.count
 
     def add(self, doc_id: str, terms: dict[str, int], chat: str, who: list[str],
             ts: int, meta: int, text: str = "") -> None:
-        d = len(self.ids)
+        d = self.count
+        self.count = d + 1
         self.ids.append(doc_id)
         # as Whoosh's writer stores them: the stored fields by name, in the schema's order
         self.add_stored(_zlib_stored(dumps({"id": doc_id, "x": text}, 2)))
         self.ts.append(ts)
         self.meta.append(meta)
-        post = self.t
+        post, freqs = self.t, self.t_freq
         length = 0
         for term, f in terms.items():
             p = post.get(term)
             if p is None:
-                post[term] = [d]
-            else:
-                p.append(d)
+                post[term] = p = array("I")
+            p.append(d)
             if f != 1:
-                fr = self.t_freq.get(term)
+                fr = freqs.get(term)
                 if fr is None:
-                    self.t_freq[term] = {d: f}
-                else:
-                    fr[d] = f
+                    freqs[term] = fr = array("I")
+                fr.append(d)
+                fr.append(f)
             length += f
         self.lengths.append(length_byte(length))
         self.total_length += length
         c = self.keys["c"].get(chat)
         if c is None:
-            self.keys["c"][chat] = [d]
-        else:
-            c.append(d)
+            self.keys["c"][chat] = c = array("I")
+        c.append(d)
         kw = self.keys["who"]
         for k in who:
             p = kw.get(k)
             if p is None:
-                kw[k] = [d]
-            else:
-                p.append(d)
-        self.postings += len(terms) + 2 + len(who)
+                kw[k] = p = array("I")
+            p.append(d)
+        n = len(terms) + 2 + len(who)
+        self.postings += n
+        self.run_postings += n
 
     def add_stored(self, stored: bytes | memoryview) -> None:
         """The next document's stored fields, pickled and framed as the column holds them."""
         self.stored_lengths.append(len(stored))
         self._stored += stored
         if len(self._stored) >= SPOOL_BYTES:
-            self._spill()
+            self._spill_stored()
 
-    def _spill(self) -> None:
+    def _spill_stored(self) -> None:
         if self._spool is None:
             self._spool = tempfile.TemporaryFile(dir=self.spool_dir)
         self._spool.write(self._stored)
@@ -203,24 +231,63 @@ class SegmentBuilder:
                 yield chunk
         yield bytes(self._stored)
 
+    def _held(self) -> list[tuple[str, Iterator[Posting]]]:
+        """The postings held in memory, field by field, each field's terms in order."""
+        return [("c", _in_order(self.keys["c"], None)), ("id", _id_terms(self.ids, self._run_base)),
+                ("t", _in_order(self.t, self.t_freq)), ("who", _in_order(self.keys["who"], None))]
+
+    def run_full(self) -> bool:
+        """Whether the postings held in memory are RUN_POSTINGS: time to `spill` them."""
+        return self.run_postings >= RUN_POSTINGS
+
+    def spill(self) -> None:
+        """The postings and ids held in memory go to a run file of their own."""
+        if self.ids or self.run_postings:
+            run = _Run(self.spool_dir)
+            self._runs.append(run)
+            for name, posts in self._held():
+                run.add_field(name, posts)
+            self._forget_held()
+
+    def new_run(self) -> _Run:
+        """An empty run for the postings of the documents numbered from `count` on (what is
+        held in memory goes to its own run first)."""
+        if self.ids or self.run_postings:
+            self.spill()
+        run = _Run(self.spool_dir)
+        self._runs.append(run)
+        return run
+
+    def _forget_held(self) -> None:
+        self.ids = []
+        self._run_base = self.count
+        self.t, self.t_freq, self.keys = {}, {}, {"c": {}, "who": {}}
+        self.run_postings = 0
+
     def close(self) -> None:
-        """Let go of the spool file (written or abandoned)."""
+        """Let go of the spool and run files (written or abandoned)."""
         if self._spool is not None:
             self._spool.close()
             self._spool = None
         self._stored = bytearray()
+        for run in self._runs:
+            run.file.close()
+        self._runs = []
 
     # ------------------------------------------------------------------ writing
     def write(self, storage: Any, indexname: str, schema: Any, codec: Any) -> Any:
         """Write the batch as a new segment of the index in `storage`; returns the segment
         (not yet in the index's table of contents: the caller commits it)."""
         seg = codec.new_segment(storage, indexname)
-        n = len(self.ids)
+        n = self.count
         pdw = codec.per_document_writer(storage, seg)
         # the per-document columns, each written whole (Whoosh's writer adds value by value)
         # pickled, then framed as zlib, values
         _put_var(pdw._get_column("_stored")._child, self._stored_chunks(), self.stored_lengths)
-        self.close()
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+        self._stored = bytearray()
         for name, values in (("ts", self.ts), ("meta", self.meta)):
             pdw._create_column(name, schema[name].column_type)
             _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)
@@ -234,16 +301,20 @@ class SegmentBuilder:
         fw = codec.field_writer(storage, seg)
         table = fw._tindex
         slots = _HashSlots()
-        fields: list[tuple[str, Any, Iterable[tuple[str, Sequence[int]]], dict[str, dict[int, int]] | None]] = [
-            ("c", self.keys["c"], _in_order(self.keys["c"]), None), ("id", self.ids, self._id_terms(), None),
-            ("t", self.t, _in_order(self.t), self.t_freq),
-            ("who", self.keys["who"], _in_order(self.keys["who"]), None)]
-        for name, held, posts, freqs in fields:
-            if not held:  # a field without terms is left out, as Whoosh's writer leaves it
+        if self._runs:  # the runs merged, a term at a time
+            self.spill()
+            fields = [(name, _merged([run.terms(name) for run in self._runs])) for name in FIELDS]
+        else:
+            fields = self._held()
+        for name, posts in fields:
+            first = next(posts, None)
+            if first is None:  # a field without terms is left out, as Whoosh's writer leaves it
                 continue
             fw.start_field(name, schema[name])
-            _write_field(fw, slots, posts, freqs, lengths if freqs is not None else None)
+            scored = name == "t"
+            _write_field(fw, slots, chain((first,), posts), scored, lengths if scored else None)
             fw.finish_field()
+        self.close()
         # the terms table's hash tables, written here; closing then finds no buckets left and
         # writes the directory of these tables and the rest as usual
         _write_hash_tables(table, slots)
@@ -256,25 +327,122 @@ class SegmentBuilder:
         return seg
 
 
-    def _id_terms(self) -> Iterator[tuple[str, Sequence[int]]]:
-        """The `id` field's terms in order, each with its documents: the document numbers
-        sorted by id (no dict of a list per document)."""
-        ids = self.ids
-        order = sorted(range(len(ids)), key=ids.__getitem__)
-        i, n = 0, len(order)
-        while i < n:
-            d = order[i]
-            term = ids[d]
-            j = i + 1
-            while j < n and ids[order[j]] == term:  # the same id twice: one term, both documents
-                j += 1
-            yield term, (order[i:j] if j > i + 1 else (d,))
-            i = j
+_RUN_HEAD = struct.Struct("=III")  # a term in a run: its length, documents, frequency numbers
+_RUN_DOC = struct.Struct("=I")
 
 
-def _in_order(posts: dict[str, list[int]]) -> Iterator[tuple[str, list[int]]]:
+class _Run:
+    """Postings of consecutive documents in an unnamed temporary file: each field's terms in
+    order, each as its `_RUN_HEAD`, its UTF-8 bytes, its documents and its (document, frequency)
+    pairs (as unsigned ints of this machine)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.file: IO[bytes] = tempfile.TemporaryFile(dir=folder, buffering=RUN_READ_BYTES)
+        self.fields: dict[str, tuple[int, int]] = {}  # field -> (where its terms start, terms)
+
+    def add_field(self, name: str, posts: Iterable[Posting]) -> None:
+        """A field's terms (in increasing order; each field once)."""
+        head, one = _RUN_HEAD.pack, _RUN_DOC.pack
+        start = self.file.tell()
+        n = 0
+        parts: list[bytes] = []
+        for term, docs, pairs in posts:
+            count = len(docs)
+            if count == 1 and not pairs:  # every id, and the rare words
+                parts += (head(len(term), 1, 0), term, one(docs[0]))
+            else:
+                parts += (head(len(term), count, len(pairs) if pairs else 0), term,
+                          docs.tobytes() if type(docs) is array else array("I", docs).tobytes())
+                if pairs:
+                    parts.append(pairs.tobytes())
+            n += 1
+            if len(parts) >= 4096:
+                self.file.write(b"".join(parts))
+                parts = []
+        self.file.write(b"".join(parts))
+        if n:
+            self.fields[name] = (start, n)
+
+    def terms(self, name: str) -> Iterator[Posting]:
+        """A field's terms, in order, read back."""
+        at = self.fields.get(name)
+        if at is None:
+            return
+        f = self.file
+        f.seek(at[0])
+        read, unpack, size, one = f.read, _RUN_HEAD.unpack, _RUN_HEAD.size, _RUN_DOC.unpack
+        for _ in range(at[1]):
+            length, count, numbers = unpack(read(size))
+            term = read(length)
+            docs: Sequence[int]
+            if count == 1:
+                docs = one(read(4))
+            else:
+                docs = array("I")
+                docs.frombytes(read(4 * count))
+            pairs = None
+            if numbers:
+                pairs = array("I")
+                pairs.frombytes(read(4 * numbers))
+            yield term, docs, pairs
+
+
+def _merged(streams: list[Iterator[Posting]]) -> Iterator[Posting]:
+    """Terms of runs of consecutive documents (in the runs' order) as one field's terms in
+    order: a term in several runs with their documents one after the other."""
+    if len(streams) == 1:
+        yield from streams[0]
+        return
+    heap = []
+    for i, stream in enumerate(streams):
+        first = next(stream, None)
+        if first is not None:
+            heap.append((first[0], i, first, stream))
+    heapq.heapify(heap)
+    while heap:
+        term, _, item, stream = heap[0]
+        after = next(stream, None)
+        if after is None:
+            heapq.heappop(heap)
+        else:
+            heapq.heapreplace(heap, (after[0], _, after, stream))
+        if heap and heap[0][0] == term:  # in later runs too (ties come in the runs' order)
+            docs = array("I", item[1])
+            pairs = array("I", item[2]) if item[2] else None
+            while heap and heap[0][0] == term:
+                _, j, more, stream = heap[0]
+                docs.extend(more[1])
+                if more[2]:
+                    pairs = more[2] if pairs is None else pairs + more[2]
+                after = next(stream, None)
+                if after is None:
+                    heapq.heappop(heap)
+                else:
+                    heapq.heapreplace(heap, (after[0], j, after, stream))
+            item = (term, docs, pairs)
+        yield item
+
+
+def _id_terms(ids: list[str], base: int) -> Iterator[Posting]:
+    """The `id` field's terms in order, each with its documents (numbered from `base`): the
+    document numbers sorted by id (no dict of a list per document)."""
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    i, n = 0, len(order)
+    while i < n:
+        d = order[i]
+        term = ids[d]
+        j = i + 1
+        while j < n and ids[order[j]] == term:  # the same id twice: one term, both documents
+            j += 1
+        docs = array("I", [base + k for k in order[i:j]]) if j > i + 1 else (base + d,)
+        yield term.encode("utf-8", "surrogatepass"), docs, None
+        i = j
+
+
+def _in_order(posts: dict[str, array], freqs: dict[str, array] | None) -> Iterator[Posting]:
     for term in sorted(posts):
-        yield term, posts[term]
+        yield (term.encode("utf-8", "surrogatepass"), posts[term],
+               freqs.get(term) if freqs is not None else None)
 
 
 class _HashSlots:
@@ -287,30 +455,31 @@ class _HashSlots:
         self.positions = [array("q") for _ in range(256)]
 
 
-def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[tuple[str, Sequence[int]]],
-                 freqs: dict[str, dict[int, int]] | None, lengths: bytearray | None) -> None:
+def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[Posting], scored: bool,
+                 lengths: bytearray | None) -> None:
     """Every term of one field, in byte order, straight into the field writer's files: each
     posting list as Whoosh's blocks of BLOCK postings (pickled, deflated when big enough), its
-    statistics as a W3TermInfo row in the terms table (WRITE_TERMS rows at a time, `_add_terms`).
-    A term in one document (every `id`, and the rare words) takes a shorter path to the same
-    bytes."""
+    statistics as a W3TermInfo row in the terms table (WRITE_TERMS rows or WRITE_BYTES of
+    postings at a time, `_add_terms`). A term in one document (every `id`, and the rare words)
+    takes a shorter path to the same bytes."""
     postfile = fw._postfile
     prefix = pack_ushort(fw._fieldid)
-    scored = freqs is not None
     offset = postfile.tell()
+    pending = offset  # where the postings not yet written start
     chunks: list[bytes] = []
     keys: list[bytes] = []
     infos: list[bytes] = []
     pack_info, pack_int, magic = _TERM_INFO.pack, _INT.pack, WHOOSH3_HEADER_MAGIC
-    for term, ids in posts:
-        fmap = freqs.get(term) if scored else None  # type: ignore[union-attr]
+    for term, ids, pairs in posts:
+        fmap = dict(zip(pairs[::2], pairs[1::2])) if pairs else None
         start = offset
         count = len(ids)
-        if len(keys) >= WRITE_TERMS:
+        if len(keys) >= WRITE_TERMS or offset - pending >= WRITE_BYTES:
             postfile.write(b"".join(chunks))
             _add_terms(fw._tindex, slots, keys, infos)
             chunks, keys, infos = [], [], []
-        keys.append(prefix + term.encode("utf-8", "surrogatepass"))
+            pending = offset
+        keys.append(prefix + term)
         if count == 1:
             d = ids[0]
             if not scored:

@@ -86,3 +86,26 @@ def test_times_and_senders_filter_as_imported(cli, tmp_path):
     assert [c for _, c in found(cli, "tea", "--since", "2024-02-02")] == ["Ben Ode: tea after midnight"]
     assert [c for _, c in found(cli, "tea", "--until", "2024-02-01")] == ["Anna Berg: tea before midnight"]
     assert [c for _, c in found(cli, "tea", "from:ben")] == ["Ben Ode: tea after midnight"]
+
+
+def test_attachments_are_found_whatever_batch_their_message_is_read_in(cli, tmp_path, monkeypatch):
+    """The index reads the attachments of the messages it indexes a batch of messages at a time
+    (and a few ids per query): each message gets its own attachments' words and types, in
+    every batch, and no other message's."""
+    monkeypatch.setattr(index_mod, "INDEX_BATCH", 4)
+    monkeypatch.setattr(index_mod, "IN_IDS", 3)
+    records = []
+    for i in range(23):
+        files = [{"name": f"scan{i}.pdf", "mime_type": "application/pdf"}] if i % 5 == 2 else []
+        if i == 11:
+            files = [{"name": "lighthouse.jpg", "mime_type": "image/jpeg"},
+                     {"name": "notes.pdf", "mime_type": "application/pdf"}]
+        records.append(msg(f"entry {i}", f"2024-03-01T09:{i:02d}:00+00:00", f"A{i}", attachments=files))
+    cli("import", write_jsonl(tmp_path / "files.jsonl", records))
+    [(lighthouse, content)] = found(cli, "lighthouse")
+    assert content == "Anna Berg: entry 11 [lighthouse.jpg, image/jpeg, notes.pdf, application/pdf]"
+    assert found(cli, "notes.pdf") == [(lighthouse, content)]
+    assert found(cli, "has:image") == [(lighthouse, content)]
+    scans = sorted(c.split(" [")[0] for _, c in found(cli, "has:document"))
+    assert scans == sorted(f"Anna Berg: entry {i}" for i in (*range(2, 23, 5), 11))
+    assert cli.json("search", "entry")["total"] == 23

@@ -79,11 +79,14 @@ def same_terms(ra, rb) -> None:
     assert ra.field_length("t") == rb.field_length("t")
 
 
-@pytest.mark.parametrize("write_terms, spool_bytes", [(4096, 1 << 22), (7, 1000)],
-                         ids=["one-write", "written-in-pieces"])
+@pytest.mark.parametrize("write_terms, spool_bytes, run_postings",
+                         [(4096, 1 << 22, 1 << 20), (7, 1000, 1 << 20), (4096, 1 << 22, 300)],
+                         ids=["one-write", "written-in-pieces", "built-in-runs"])
 def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch, write_terms,
-                                                           spool_bytes):
+                                                           spool_bytes, run_postings):
     monkeypatch.setattr(segment_mod, "WRITE_TERMS", write_terms)
+    # in runs, the postings go to run files every few dozen documents and are merged back
+    monkeypatch.setattr(segment_mod, "RUN_POSTINGS", run_postings)
     # in pieces, the stored texts go through the spool file and back in small chunks
     monkeypatch.setattr(segment_mod, "SPOOL_BYTES", spool_bytes)
     monkeypatch.setattr(segment_mod, "COPY_BYTES", spool_bytes // 3)
@@ -113,7 +116,10 @@ def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch,
             assert hits_a == hits_b and hits_a, q
 
 
-def test_a_big_update_replaces_documents_of_the_same_id(tmp_path, monkeypatch):
+@pytest.mark.parametrize("run_postings", [1 << 20, 200], ids=["one-run", "in-runs"])
+def test_a_big_update_replaces_documents_of_the_same_id(tmp_path, monkeypatch, run_postings):
+    # in runs, the ids of each run are deleted as it is spilled
+    monkeypatch.setattr(segment_mod, "RUN_POSTINGS", run_postings)
     ix = FullTextIndex(tmp_path / "ix").open()
     first = _docs(300)
     ix.write(first, 1, fresh=True)
@@ -137,6 +143,7 @@ def test_a_batch_cut_into_several_segments_finds_the_same(tmp_path, monkeypatch,
     docs = _docs(400, seed=11)
     whole = _built(tmp_path, "whole", docs, segments=True)
     monkeypatch.setattr(index_mod, "SEGMENT_POSTINGS", 500)
+    monkeypatch.setattr(segment_mod, "RUN_POSTINGS", 150)  # each segment built in runs
     monkeypatch.setattr(index_mod, "BULK_THRESHOLD", 100)
     monkeypatch.setattr(merge_mod, "plan", lambda live, budget=0: [])  # the cut segments kept
     cut = FullTextIndex(tmp_path / "cut").open()
