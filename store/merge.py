@@ -134,7 +134,7 @@ def _merged(writer: Any, segments: list, runs: list[tuple[int, int]]) -> list:
 # ---------------------------------------------------------------------- one merge
 def merge_segments(writer: Any, segments: list) -> Any:
     """One new segment (not yet committed) holding the live documents of `segments`, in order."""
-    builder = SegmentBuilder()
+    builder = SegmentBuilder(getattr(writer.storage, "folder", None))  # its files beside the index
     readers = []  # open until the new segment is written: its stored fields are views of theirs
     try:
         with gc_paused():

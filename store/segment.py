@@ -51,7 +51,7 @@ SPOOL_BYTES = 1 << 22  # stored fields gathered in memory before they go to the 
 # postings a builder holds in memory at most (with the ids of their documents) before they go to
 # a run file: a few MB as arrays (~20k messages; a 100k import's whole index is ~1.2 million)
 RUN_POSTINGS = 250_000
-RUN_READ_BYTES = 1 << 18  # read buffer of each run file while the runs are merged
+RUN_READ_BYTES = 1 << 16  # read buffer of each run file while the runs are merged
 FIELDS = ("c", "id", "t", "who")  # the fields a segment's terms are in, in the terms table's order
 COPY_BYTES = 1 << 20  # the spool copied into the segment this much at a time
 _ONE = struct.pack("!I", 1)
@@ -296,6 +296,10 @@ class SegmentBuilder:
         pdw._doccount = n
         pdw._fieldlengths["t"] = self.total_length
         pdw.close()
+        # what only the columns needed is let go of before the terms are written (the stored
+        # column's writer holds a length and an offset per document until it is dropped)
+        del pdw
+        self.stored_lengths, self.ts, self.meta = array("I"), array("I"), array("I")
         lengths = self.lengths
 
         fw = codec.field_writer(storage, seg)
@@ -337,7 +341,9 @@ class _Run:
     pairs (as unsigned ints of this machine)."""
 
     def __init__(self, folder: Path | None) -> None:
-        self.file: IO[bytes] = tempfile.TemporaryFile(dir=folder, buffering=RUN_READ_BYTES)
+        # written in chunks of a few thousand terms, without a buffer of its own (a segment of a
+        # million-message import has a dozen runs); read back through a small one
+        self.file: IO[bytes] = tempfile.TemporaryFile(dir=folder, buffering=0)
         self.fields: dict[str, tuple[int, int]] = {}  # field -> (where its terms start, terms)
 
     def add_field(self, name: str, posts: Iterable[Posting]) -> None:
@@ -368,23 +374,23 @@ class _Run:
         at = self.fields.get(name)
         if at is None:
             return
-        f = self.file
-        f.seek(at[0])
-        read, unpack, size, one = f.read, _RUN_HEAD.unpack, _RUN_HEAD.size, _RUN_DOC.unpack
-        for _ in range(at[1]):
-            length, count, numbers = unpack(read(size))
-            term = read(length)
-            docs: Sequence[int]
-            if count == 1:
-                docs = one(read(4))
-            else:
-                docs = array("I")
-                docs.frombytes(read(4 * count))
-            pairs = None
-            if numbers:
-                pairs = array("I")
-                pairs.frombytes(read(4 * numbers))
-            yield term, docs, pairs
+        self.file.seek(at[0])
+        with open(self.file.fileno(), "rb", buffering=RUN_READ_BYTES, closefd=False) as f:
+            read, unpack, size, one = f.read, _RUN_HEAD.unpack, _RUN_HEAD.size, _RUN_DOC.unpack
+            for _ in range(at[1]):
+                length, count, numbers = unpack(read(size))
+                term = read(length)
+                docs: Sequence[int]
+                if count == 1:
+                    docs = one(read(4))
+                else:
+                    docs = array("I")
+                    docs.frombytes(read(4 * count))
+                pairs = None
+                if numbers:
+                    pairs = array("I")
+                    pairs.frombytes(read(4 * numbers))
+                yield term, docs, pairs
 
 
 def _merged(streams: list[Iterator[Posting]]) -> Iterator[Posting]:
