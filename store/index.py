@@ -77,7 +77,7 @@ _read_segments_in_place()
 # segments of that size alone anyway); fewer go through the writer, which merges tiny segments
 BULK_THRESHOLD = 1_000
 SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
-INDEX_BATCH = 5000
+INDEX_BATCH = 1000  # messages read (and held) at a time, their attachments with them
 IN_IDS = 999  # ids in one `IN (...)` at most (older SQLite builds allow 999 variables)
 LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
 

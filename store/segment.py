@@ -457,7 +457,7 @@ class _HashSlots:
     added."""
 
     def __init__(self) -> None:
-        self.hashes = [array("Q") for _ in range(256)]
+        self.hashes = [array("I") for _ in range(256)]  # md5_hash: the digest's last 4 bytes
         self.positions = [array("q") for _ in range(256)]
 
 
