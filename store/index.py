@@ -76,7 +76,7 @@ _read_segments_in_place()
 # messages into a 1M store: 0.9 s CPU, 2.5 s through Whoosh's writer, whose merges leave
 # segments of that size alone anyway); fewer go through the writer, which merges tiny segments
 BULK_THRESHOLD = 1_000
-SEGMENT_POSTINGS = 4_000_000  # postings held in memory at most before a segment is written
+SEGMENT_POSTINGS = 4_000_000  # postings of a segment at most (held RUN_POSTINGS at a time: segment.py)
 INDEX_BATCH = 1000  # messages read (and held) at a time, their attachments with them
 IN_IDS = 999  # ids in one `IN (...)` at most (older SQLite builds allow 999 variables)
 LANGUAGE_SAMPLE = 200  # messages read to guess a chat's language
