@@ -131,14 +131,20 @@ class Ingest:
 
     def __init__(self, conn: Connection, report: Report, run_id: int,
                  on_progress: Callable[..., None] | None = None,
-                 options: rec.ImportOptions | None = None):
+                 options: rec.ImportOptions | None = None, after: Ingest | None = None):
+        """`after`: the ingest of the source before, in one import of several (a Meta download:
+        a source a thread), committed: its people and import runs are taken over instead of
+        read again when nothing else took an ingest seq since (a few ms a source)."""
         self.conn = conn
         self.report = report
         self.run_id = run_id
         self.seq = next_seq(conn)
         options = options or rec.ImportOptions()
+        if after is not None and after.seq != self.seq - 1:
+            after = None
         self.people = People(conn, self.seq, options.default_region,
-                             options.owner_names, options.owner_handles)
+                             options.owner_names, options.owner_handles,
+                             known=after.people if after is not None else None)
         self.person_cache: dict[tuple[str, str | None], str | None] = {}
         self.on_progress = on_progress or (lambda n, total=None, phase=None: None)
         self.messages: list[rec.Message] = []
@@ -163,7 +169,8 @@ class Ingest:
         self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
         self.written = SeenIds()
         self._insert_plans: dict[tuple, tuple[str | None, list]] = {}  # ids inserted by this import, in fresh mode
-        self.reconcile = Reconciler(conn, run_id, report.path, self.fresh)
+        self.reconcile = Reconciler(conn, run_id, report.path, self.fresh,
+                                    after.reconcile.run_origin if after is not None else None)
 
     # -- dispatch
     def feed(self, records: Iterable[rec.Record]) -> None:

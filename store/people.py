@@ -72,16 +72,21 @@ class People:
     """Resolves senders to people inside one open transaction, with an in-memory cache."""
 
     def __init__(self, conn: Connection, seq: int, region: str | None = None,
-                 owner_names: Iterable[str] = (), owner_handles: Iterable[str] = ()):
+                 owner_names: Iterable[str] = (), owner_handles: Iterable[str] = (),
+                 known: People | None = None):
+        """`known`: the People of a transaction committed just before this one, with nothing
+        written since (the handles and people as this one would load them)."""
         self.conn = conn
         self.seq = seq  # the ingest sequence number rows changed here are stamped with
         self.region = region
         self.merged: dict[str, str] = {}  # person id -> the person it was merged into
         ht, pt = m.Handle.__table__, m.Person.__table__
-        self.handles: dict[tuple[str, str], str] = {
-            (r.kind, r.value): r.person_id for r in conn.execute(select(ht.c.kind, ht.c.value, ht.c.person_id))}
-        self.people: dict[str, tuple[str, bool]] = {
-            r.id: (r.name, r.manual) for r in conn.execute(select(pt.c.id, pt.c.name, pt.c.manual))}
+        if known is not None:
+            self.handles, self.people = known.handles, known.people
+        else:
+            self.handles = {(r.kind, r.value): r.person_id
+                            for r in conn.execute(select(ht.c.kind, ht.c.value, ht.c.person_id))}
+            self.people = {r.id: (r.name, r.manual) for r in conn.execute(select(pt.c.id, pt.c.name, pt.c.manual))}
         if OWNER_ID not in self.people:
             conn.execute(pt.insert().values(id=OWNER_ID, name="me", manual=True, from_contact=False))
             self.people[OWNER_ID] = ("me", True)

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Connection
 
 from chatmem import records as rec
@@ -41,6 +41,7 @@ from chatmem import records as rec
 from . import models as m
 
 SQL_CHUNK = 500
+MATCH_PROBE = 2000  # stored messages in a batch's time range read without asking `shared` first
 NAMESPACE = re.compile(r"([a-z][a-z0-9-]*):(?! )")  # "sigexport:Anna Berg" -> "sigexport"
 
 
@@ -83,11 +84,15 @@ class Stored:
 class Reconciler:
     """Per import of one source: chat aliases, the other sources' messages, merges."""
 
-    def __init__(self, conn: Connection, run_id: int, origin: str, fresh: bool) -> None:
+    def __init__(self, conn: Connection, run_id: int, origin: str, fresh: bool,
+                 run_origin: dict[int, str] | None = None) -> None:
+        """`run_origin`: a Reconciler's of a transaction committed just before this one, with
+        nothing written since."""
         self.conn, self.run_id, self.origin, self.fresh = conn, run_id, origin, fresh
         runs = m.ImportRun.__table__
         # import run -> the source path it read (a handful of rows even in big stores)
-        self.run_origin: dict[int, str] = dict(conn.execute(select(runs.c.id, runs.c.path)).all())
+        self.run_origin: dict[int, str] = (run_origin if run_origin is not None else
+                                           dict(conn.execute(select(runs.c.id, runs.c.path)).all()))
         self.run_origin[run_id] = origin
         self.chat_map: dict[str, str] = {}  # chat id an importer yielded -> the stored chat
         self._shared: dict[str, bool] = {}
@@ -185,14 +190,17 @@ class Reconciler:
                        person_of: Callable[[str, str | None], str | None]) -> dict[str, Stored]:
         """New messages (ids the store does not know) -> the stored message each one is."""
         by_chat: dict[str, list[rec.Message]] = {}
+        if self.fresh:
+            return {}
         for msg in messages:
-            if self.shared(msg.chat_id):
-                by_chat.setdefault(msg.chat_id, []).append(msg)
+            by_chat.setdefault(msg.chat_id, []).append(msg)
         out: dict[str, Stored] = {}
         mt, st = m.Message.__table__, m.RecordSource.__table__
         for chat_id, msgs in by_chat.items():
             first = min(to_second(_naive(x.sent_at)) for x in msgs)
             last = max(to_second(_naive(x.sent_at)) for x in msgs) + timedelta(seconds=1)
+            if not self._worth_matching(chat_id, first, last):
+                continue
             rows = [r for r in self.conn.execute(
                 select(mt.c.id, mt.c.digest, mt.c.text, mt.c.deleted, mt.c.run_id, mt.c.sender,
                        mt.c.person_id, mt.c.sent_at)
@@ -218,6 +226,25 @@ class Reconciler:
                     found.remove(pick)
                     out[msg.id] = Stored(pick.id, pick.digest, pick.text, pick.deleted, pick.run_id, pick.sent_at)
         return out
+
+    def _worth_matching(self, chat_id: str, first: datetime, last: datetime) -> bool:
+        """Whether the stored messages of `chat_id` from `first` to before `last` may hold
+        another source's: False when the chat holds none of another source's (`shared`), or
+        none at all in that time. A thread that grew (new messages newer than every stored
+        one) has none there: counted along the chat's index (no row read), that spares
+        `shared` its walk over every row of the chat (a 560,000-message thread: ~0.3 s)."""
+        known = self._shared.get(chat_id)
+        if known is not None:
+            return known
+        mt = m.Message.__table__
+        there = self.conn.execute(select(func.count()).select_from(
+            select(mt.c.chat_id).where(and_(mt.c.chat_id == chat_id, mt.c.sent_at >= first,
+                                            mt.c.sent_at < last)).limit(MATCH_PROBE + 1).subquery())).scalar()
+        if not there:
+            return False
+        # few stored there: reading them is cheaper than `shared` and finds the same (the
+        # rows of this source's own runs are left out either way)
+        return there <= MATCH_PROBE or self.shared(chat_id)
 
     def alias(self, alias: str, target: str) -> None:
         self.conn.execute(m.MessageAlias.__table__.insert().values(alias=alias, message_id=target))

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
@@ -87,6 +87,13 @@ class Store:
         self.index_busy = False  # another process was writing the index when we looked
         self.phase: str | None = None  # "database" or "index" while an import writes them
         self.vectors = VectorStore(home / VECTORS_DIR)
+        # while `import_sources` imports several sources: each source's chat_aliases by platform
+        # and path (read once, kept as each source lands) and the re-exported sources whose new
+        # file times are to be remembered ((source id, fingerprint), written together at the end)
+        self._aliases_of: dict[str, dict[str, Any]] | None = None
+        self._refreshed: list[tuple[int, str]] | None = None
+        self._last_ingest: Ingest | None = None  # the source before's, saved (see Ingest's `after`)
+        self._several = False
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -249,16 +256,23 @@ class Store:
         # segments, cost more than the sources' own imports)
         several = len(sources) > 1
         with self.import_lock(wait=wait, on_wait=on_wait):
+            if several:
+                self._aliases_of, self._refreshed, self._several = {}, [], True
             try:
                 for src, importer in sources:
                     reports.append(self.import_source(src, importer, options, force=force,
                                                       on_progress=on_progress, index=not several))
             except Exception:
+                with suppress(Exception):
+                    self._remember_refreshed()
                 if several and reports:  # the sources that landed are searchable all the same
                     with suppress(Exception):
                         self._catch_up_after(reports, on_progress)
                 raise
+            finally:
+                self._aliases_of, self._last_ingest, self._several = None, None, False
             if several and reports:
+                self._remember_refreshed()
                 self._catch_up_after(reports, on_progress)
         for link in getattr(sources, "skipped_links", ()):
             reports.append(skipped_link_report(link))
@@ -276,6 +290,18 @@ class Store:
                                       notes=[f"{len(files):,} files not recognised as chat exports "
                                              f"(e.g. {names})"]))
         return reports
+
+    def _remember_refreshed(self) -> None:
+        """The new file times of the re-exported sources of a several-source import, in one
+        transaction (a download's threads all get new times: one commit each cost more than
+        their check). Lost in a crash, they cost only a digest of those sources next time."""
+        refreshed, self._refreshed = self._refreshed, None
+        if refreshed:
+            st = m.Source.__table__
+            with self.write() as conn:
+                conn.execute(st.update().where(st.c.id == bindparam("b_id"))
+                             .values(fingerprint=bindparam("b_fp")),
+                             [{"b_id": i, "b_fp": fp} for i, fp in refreshed])
 
     def _catch_up_after(self, reports: list[Report], on_progress: Callable[..., None] | None) -> None:
         """The index and vectors after several sources; a note on the last report as
@@ -315,7 +341,9 @@ class Store:
             known.id, known.fingerprint, known.state or {}, known.imported_at), force=force)
         fp: str | None = check.fingerprint
         if check.unchanged and known is not None:
-            if check.refresh:
+            if check.refresh and self._refreshed is not None:  # several sources: at the end
+                self._refreshed.append((known.id, fp))
+            elif check.refresh:
                 with self.write() as conn:  # the same bytes with new times: remember the new times
                     conn.execute(st.update().where(st.c.id == known.id).values(fingerprint=fp))
             report.status = "unchanged"
@@ -344,13 +372,14 @@ class Store:
             state["chat_aliases"] = {**shared, **(state.get("chat_aliases") or {})}
         run_options = replace(options, state=state)
         self.phase = "database"
+        after, self._last_ingest = self._last_ingest, None
         try:
             with self.write() as conn:
                 runs = m.ImportRun.__table__
                 run_id = _inserted_id(conn.execute(runs.insert().values(
                     path=key, platform=importer.platform, started_at=_utcnow(), status="running",
                     report={})))
-                ingest = Ingest(conn, report, run_id, on_progress, run_options)
+                ingest = Ingest(conn, report, run_id, on_progress, run_options, after=after)
                 from .forget import forgotten_chats, remember_again
 
                 records = importer.read(path, run_options)
@@ -383,6 +412,11 @@ class Store:
                     conn.execute(st.update().where(st.c.id == known.id).values(**values))
                 conn.execute(runs.update().where(runs.c.id == run_id).values(
                     source_id=source_id, finished_at=_utcnow(), status="ok", report=report.as_dict()))
+            if self._several:  # committed: the next source's ingest may take its people over
+                self._last_ingest = ingest
+            kept_aliases = (self._aliases_of or {}).get(importer.platform)
+            if kept_aliases is not None:  # known to the next sources once this one is saved
+                kept_aliases[key] = state.get("chat_aliases")
         except ChatmemError:
             raise
         except (SQLAlchemyError, DBAPIError) as e:
@@ -470,13 +504,20 @@ class Store:
         one export keeps its chat in the next, even when that export no longer shows the rename)."""
         st = m.Source.__table__
         out: dict[str, str] = {}
-        with self.read() as conn:
-            # only that key of each state: a download of a few hundred threads keeps a state a
-            # thread (its blocks' digests), each decoded whole per thread otherwise
-            for aliases, in conn.execute(select(st.c.state["chat_aliases"])
-                                         .where(st.c.platform == platform, st.c.path != path)):
-                if isinstance(aliases, dict):
-                    out.update(aliases)
+        kept = None if self._aliases_of is None else self._aliases_of.get(platform)
+        if kept is None:
+            kept = {}
+            with self.read() as conn:
+                # only that key of each state: a download of a few hundred threads keeps a state a
+                # thread (its blocks' digests), each decoded whole per thread otherwise
+                for other, aliases in conn.execute(select(st.c.path, st.c.state["chat_aliases"])
+                                                   .where(st.c.platform == platform).order_by(st.c.id)):
+                    kept[other] = aliases
+            if self._aliases_of is not None:  # several sources: read once, kept as each lands
+                self._aliases_of[platform] = kept
+        for other, aliases in kept.items():
+            if other != path and isinstance(aliases, dict):
+                out.update(aliases)
         return out
 
     # ------------------------------------------------------------------ index
