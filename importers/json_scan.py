@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import xxhash
+
 from chatmem.errors import FormatError
 
 WINDOW = 1 << 18  # bytes decoded at a time
@@ -65,14 +67,20 @@ class Bytes:
         return n, last
 
 
-def new_digest(data: bytes = b"") -> Any:
-    """The digest byte spans are compared by: SHA-256 (with the processor's SHA instructions
-    about twice as fast as BLAKE2b, ~1.7 GB/s on the benchmark machine)."""
-    return hashlib.sha256(data)
+def new_digest(data: bytes = b"", like: str | None = None) -> Any:
+    """The digest byte spans are compared by: XXH3-128, 32 hex digits (not cryptographic: it
+    tells the bytes a re-import read before from others, nobody forges exports against it;
+    a re-import hashes most of a 280 MB Telegram export, ~0.03 s of CPU against SHA-256's
+    ~0.16 s with the processor's SHA instructions). `like`: a digest an import kept; one of 64
+    hex digits was made by an earlier version with SHA-256, and is compared as such (a state
+    kept before still resumes)."""
+    if like is not None and len(like) == 64:
+        return hashlib.sha256(data)
+    return xxhash.xxh3_128(data)
 
 
-def span_digest(data: Bytes, start: int, end: int) -> str:
-    h = new_digest()
+def span_digest(data: Bytes, start: int, end: int, like: str | None = None) -> str:
+    h = new_digest(like=like)
     data.hash_into(h, start, end)
     return h.hexdigest()
 

@@ -218,17 +218,19 @@ class _Thread:
             raise FormatError(f"{path}: not a Messenger/Instagram thread (no messages list)")
         return scanned
 
-    def context(self) -> str:
+    def context(self, like: Any = None) -> str:
         """What the records depend on besides the files' bytes: the owner, where the thread is,
-        and what the folders its messages' files would be found in hold."""
+        and what the folders its messages' files would be found in hold. `like`: a kept
+        context, made the same way (see json_scan.new_digest)."""
         said = json.dumps([self.key, [str(r) for r in self.roots],
                            sorted(self.options.owner_names), _listing(self.folder)], ensure_ascii=False)
-        return new_digest(said.encode("utf-8", "surrogatepass")).hexdigest()
+        return new_digest(said.encode("utf-8", "surrogatepass"),
+                          like if isinstance(like, str) else None).hexdigest()
 
     def _grown(self, kept: dict[str, Any], only: OnlyChanged) -> Iterator[Record] | None:
         """The records of a thread whose files hold the last import's messages and new ones
         before them: the new ones only (None: read it whole)."""
-        new = only_new(self.files, kept, self.context())
+        new = only_new(self.files, kept, self.context(kept.get("context")))
         decoded = decode_new(new) if new is not None else None
         if new is None or decoded is None:
             return None

@@ -272,8 +272,8 @@ class Run:
             at += e - s
         return out
 
-    def digest(self, a: int, b: int) -> str:
-        h = new_digest()
+    def digest(self, a: int, b: int, like: str | None = None) -> str:
+        h = new_digest(like=like)
         opened: dict[int, Any] = {}
         try:
             for span in self.stretch(a, b):
@@ -357,7 +357,7 @@ def only_new(files: list[Path], kept: dict[str, Any], context: str) -> New | Non
                 size = len(data)
                 if size < before + after or size - after <= before:
                     return None
-                h = new_digest()
+                h = new_digest(like=kept["around"])
                 data.hash_into(h, 0, before)
                 h.update(b"\0")
                 data.hash_into(h, size - after, size)
@@ -374,7 +374,7 @@ def only_new(files: list[Path], kept: dict[str, Any], context: str) -> New | Non
         return None
     at = total
     for n, digest in kept["stretches"]:  # the oldest stretch ends the run
-        if run.digest(at - n, at) != digest:
+        if run.digest(at - n, at, digest) != digest:
             return None
         at -= n
         if run.digest(at - len(sep), at) != new_digest(sep).hexdigest():

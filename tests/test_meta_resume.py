@@ -5,6 +5,7 @@ everything leaves it. Anything else reads the thread whole."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,37 @@ def test_a_thread_named_relative_then_absolute_still_decodes_only_the_new(tmp_pa
     report = import_path(home, folder)
     assert report["messages"]["new"] == 5
     assert "5 new message(s) decoded" in note(report, "re-import")
+
+
+def test_a_thread_imported_by_the_version_that_kept_sha256_digests_still_resumes(tmp_path, monkeypatch):
+    """Its stretches' digests were SHA-256 (64 hex digits): the next import compares them as
+    such and decodes only the new messages; the stretch it adds is kept as XXH3 (32)."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from chatmem.importers import json_scan
+    from chatmem.store import Store
+
+    folder = tmp_path / "messages" / "inbox" / "annaberg_10158"
+    first = messages(0, 450)
+    write_thread(folder, first)
+    home = tmp_path / "home"
+    with monkeypatch.context() as old:
+        old.setattr(json_scan, "xxhash", SimpleNamespace(xxh3_128=hashlib.sha256))
+        import_path(home, folder)
+
+    def stretches() -> list[int]:
+        with Store.open(home) as store, store.read() as conn:
+            state = conn.exec_driver_sql("SELECT state FROM sources").scalar()
+        kept = (json.loads(state) if isinstance(state, str) else state)["resume"]["meta"]
+        return [len(d) for _, d in kept["stretches"]]
+
+    assert stretches() == [64]
+    for grown in (20, 40):
+        newer = [*first, *messages(450, grown)]
+        write_thread(folder, newer)
+        report = import_path(home, folder)
+        assert report["messages"]["new"] == grown - (20 if grown == 40 else 0)
+        assert f"new message(s) decoded; the {450 + (20 if grown == 40 else 0)} read before" in note(report, "re-import")
+        assert store_rows(home) == reference(tmp_path / str(grown), folder, first, newer)
+    assert stretches() == [64, 32, 32]

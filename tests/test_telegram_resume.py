@@ -360,3 +360,44 @@ def test_a_message_longer_than_the_window_and_text_across_window_edges(tmp_path)
     data = {"name": "Lia Moreau", "type": "personal_chat", "id": LIA_CHAT, "messages": messages}
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     assert read_parts(path) == expected_parts(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_an_export_imported_by_the_version_that_kept_sha256_digests_still_resumes(tmp_path, monkeypatch):
+    """Its chats' digests were SHA-256 (64 hex digits): the next import compares them as such,
+    decodes only the new messages, and keeps XXH3 digests (32) for the chats it read."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from chatmem.importers import json_scan
+    from chatmem.store import Store
+
+    path = build_account_export(tmp_path / "export")
+    data = json.loads(path.read_text())
+    chat(data, LIA_CHAT)["messages"] += filler(0, 50)
+    rewrite(path, data)
+    first = tmp_path / "first" / "result.json"
+    first.parent.mkdir()
+    first.write_bytes(path.read_bytes())
+    home = tmp_path / "home"
+    with monkeypatch.context() as old:
+        old.setattr(json_scan, "xxhash", SimpleNamespace(xxh3_128=hashlib.sha256))
+        import_path(home, path)
+
+    def kept() -> dict[str, Any]:
+        with Store.open(home) as store, store.read() as conn:
+            state = conn.exec_driver_sql("SELECT state FROM sources").scalar()
+        return (json.loads(state) if isinstance(state, str) else state)["resume"]["chats"]
+
+    assert {len(c["d"]) for c in kept().values()} == {64}
+    chat(data, LIA_CHAT)["messages"] += filler(50, 7)
+    rewrite(path, data)
+    report = import_path(home, path)
+    assert report["messages"]["new"] == 7
+    assert note(report, "re-import").endswith(f"{CHATS - 1} unchanged were not decoded, 1 that only grew "
+                                              "had their new messages decoded, 0 were decoded whole")
+    assert store_rows(home) == whole(tmp_path, first, path)
+    lengths = {key: len(c["d"]) for key, c in kept().items()}
+    assert sorted(lengths.values()) == [32] + [64] * (CHATS - 1)
+    chat(data, LIA_CHAT)["messages"] += filler(57, 3)
+    rewrite(path, data)
+    assert import_path(home, path)["messages"]["new"] == 3
