@@ -39,11 +39,14 @@ from typing import Any
 
 from chatmem.errors import FormatError
 from chatmem.importers.android_sms_blocks import (
+    DIGEST_KIND,
     UTF16_BOMS,
+    Block,
     Scan,
     blocks_of,
     elements,
     open_clean,
+    position,
     scan,
 )
 from chatmem.importers.resume_blocks import only_changed
@@ -197,6 +200,7 @@ class _Run:
         self.done = 0  # elements of the current block read
         self.state: dict[str, Any] = {}
         self.context: list[Any] = []
+        self.legacy = False  # the last import's blocks are keyed by BLAKE2b (an earlier version)
 
     def _is_owner(self, number: str) -> bool:
         return phone_key(number) in self.owner
@@ -242,7 +246,7 @@ class _Run:
         was = (prev or {}).get("learned")
         if isinstance(was, list) and len(was) == 2 and isinstance(was[1], int) and was[1] < len(found.blocks):
             by_index = {f.get("i"): d for d, f in ((prev or {}).get("blocks") or {}).items()}
-            if all(by_index.get(i) == found.blocks[i].digest for i in range(was[1] + 1)):
+            if all(by_index.get(i) == self._key(found.blocks[i]) for i in range(was[1] + 1)):
                 self.learned, self.learned_at = was[0], was[1]
         if self.learned is None:
             self.learned, self.learned_at = self._learn_owner_in_blocks(found)
@@ -251,14 +255,20 @@ class _Run:
 
     # ---------------------------------------------------------------- the pass
 
+    def _key(self, block: Block) -> str:
+        """A block's key in the last import's state: its digest, or the BLAKE2b digest an
+        earlier version keyed it by (so that an upgraded store skips what it imported)."""
+        return block.legacy if self.legacy else block.digest
+
     def records(self) -> Iterator[Record]:
-        found, why = scan(self.path)
-        if found is None:  # read whole, as one document; re-imports compare records
-            yield from only_changed(self._whole(), self.options.state, "sms")
-            return
         prev = self.options.state.get(RESUME_STATE)
         if not (isinstance(prev, dict) and prev.get("v") == STATE_VERSION and prev.get("kind") == STATE_KIND):
             prev = None
+        self.legacy = prev is not None and prev.get("digest") != DIGEST_KIND
+        found, why = scan(self.path, legacy=self.legacy)
+        if found is None:  # read whole, as one document; re-imports compare records
+            yield from only_changed(self._whole(), self.options.state, "sms")
+            return
         self._owner_of(found, prev)
         self.context = [found.context, sorted(self.owner)]
         resumed: list[Record] | None = None
@@ -348,8 +358,10 @@ class _Run:
         yield SourceState(notes=self._notes())
 
     def _not_xml(self, line: int, column: int, e: ET.ParseError) -> FormatError:
+        # expat's text without the position it adds (a block's own: the file's is given first)
+        why = re.sub(r": line \d+, column \d+$", "", str(e))
         return FormatError(f"{self.path}: line {line}, column {column}: not well-formed XML "
-                           f"({e.msg if hasattr(e, 'msg') else e}); was the backup cut short? "
+                           f"({why}); was the backup cut short? "
                            "Everything before that point was read, nothing was stored")
 
     # ---------------------------------------------------------------- blocks
@@ -389,9 +401,9 @@ class _Run:
                     if i + 1 < len(found.blocks):
                         skip = self.done
                         continue
-                    b = found.blocks[first]
+                    b_line, b_column = position(self.path, found.blocks[first].start)
                     line, column = e.position
-                    raise self._not_xml(b.line + line - 1, b.column + column if line == 1 else column, e) from e
+                    raise self._not_xml(b_line + line - 1, b_column + column if line == 1 else column, e) from e
                 self.fact["o"] = offset
                 if len(pending) > 1:  # merged: remembered as blocks no later import finds again
                     self.fact["merged"] = [j for j, _ in pending]
@@ -423,7 +435,7 @@ class _Run:
             blocks[digest] = f
         chats = {k: [self.first.get(k, 0), c.name, c.group, c.participants, c.handles]
                  for k, c in self.chats.items()}
-        return {"v": STATE_VERSION, "kind": STATE_KIND, "context": self.context,
+        return {"v": STATE_VERSION, "kind": STATE_KIND, "digest": DIGEST_KIND, "context": self.context,
                 "path": str(self.path.absolute()),
                 "learned": [self.learned, self.learned_at] if self.learned else None,
                 "blocks": blocks, "chats": chats, PORTABLE: True}
@@ -440,7 +452,7 @@ class _Run:
         for key, c in was_chats.items():
             by_index.setdefault(c[0], []).append(key)
         same_path = prev.get("path") == str(self.path.absolute())
-        digests = [b.digest for b in found.blocks]
+        digests = [self._key(b) for b in found.blocks]
         twice = {d for d in digests if digests.count(d) > 1} if len(set(digests)) < len(digests) else set()
         out: list[Record] = []
         facts: dict[int, dict[str, Any]] = {}
@@ -450,8 +462,8 @@ class _Run:
         self.keys = []
         try:
             for i, b in enumerate(found.blocks):
-                f = was.get(b.digest)
-                if (f is not None and b.digest not in twice and not f.get("x") and f["i"] > last
+                f = was.get(self._key(b))
+                if (f is not None and self._key(b) not in twice and not f.get("x") and f["i"] > last
                         and (not f["c"][1] or (same_path and f.get("o") == self.counts["mms"]))):
                     last = f["i"]
                     skipped.append(i)
@@ -480,7 +492,7 @@ class _Run:
             return None, "a changed block does not parse alone: read whole"
         self.keys = None
         # a block of the last import not found again, that held a repeated message
-        found_again = {found.blocks[i].digest for i in skipped}
+        found_again = {self._key(found.blocks[i]) for i in skipped}
         if any(f.get("u") for d, f in was.items() if d not in found_again):
             return None, "a block holding a repeated message changed: read whole and compared"
         # a chat first named in a block that changed, and not named before the next skipped one

@@ -11,7 +11,8 @@ The file is one XML document, `<smses>` (or `<calls>`) holding one element per m
   digits 4-6 from the right are CUT_DIGITS (a cut that depends on the element only, so that a
   message inserted in the middle changes one block, not every block after it; about one
   element in a thousand), and at the first element start past MAX_BLOCK_BYTES;
-- digests each block's bytes.
+- digests each block's bytes (XXH3-128, written "xxh3:<hex>"; a state an earlier version
+  wrote keys its blocks by BLAKE2b: `scan(..., legacy=True)` gives that digest beside, once).
 
 Nothing of this trusts the cut: every block is parsed on its own (wrapped in the root element)
 before its records count, and a block that does not parse alone (the cut fell inside a comment,
@@ -37,7 +38,11 @@ MAX_BLOCK_BYTES = 1 << 20
 PIECE = 1 << 16  # bytes given to the parser at a time
 BACK = 4096  # an element's `date` attribute is looked for this far into its start tag at most
 CUT_DIGITS = b"417"
-CUT_AT = re.compile(rb' date="\d{0,20}?' + CUT_DIGITS + rb'\d\d\d"')
+CUT_AT = re.compile(rb' date="\d{0,20}?' + CUT_DIGITS + rb'\d\d\d"')  # what a cut is (see _cuts)
+# where a cut may be: CUT_DIGITS and three digits before a quote (a tenth of CUT_AT's time:
+# no attempt at every ` date="` of the file); each is checked to end a `date` value (_cuts)
+CUT_TAIL = re.compile(CUT_DIGITS + rb'\d\d\d"')
+DATE_ATTR = b' date="'
 ELEMENT_START = re.compile(rb"<(?:sms|mms|call)[\s/>]")
 # A character outside the BMP written as two references to its UTF-16 halves ("&#55357;&#56832;"
 # for 😀): Signal's and Silence's plaintext SMS exports in this format, and other Android
@@ -59,9 +64,8 @@ PROLOGUE = re.compile(rb"(?:\s|<\?(?:(?!\?>).)*\?>|<!--(?:(?!--).)*-->)*", re.S)
 class Block:
     start: int  # byte offset of its first byte
     end: int  # byte offset after its last byte
-    line: int  # line number of its first byte (1-based)
-    column: int  # column of its first byte (0-based, as the XML parser counts)
     digest: str = ""
+    legacy: str = ""  # BLAKE2b of the same bytes, when asked (an earlier version's key)
 
 
 @dataclass
@@ -72,20 +76,37 @@ class Scan:
     blocks: list[Block] = field(default_factory=list)
 
 
+DIGEST_KIND = "xxh3"  # how a block's digest is written: "xxh3:<hex>"
+
+
+def _hasher() -> Any:
+    import xxhash
+
+    return xxhash.xxh3_128()
+
+
+def _legacy_hasher() -> Any:
+    """The block digest an earlier version keyed its state by (BLAKE2b, 10 bytes, unmarked)."""
+    return hashlib.blake2b(digest_size=10)
+
+
 def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=10).hexdigest()
+    h = _hasher()
+    h.update(data)
+    return f"{DIGEST_KIND}:{h.hexdigest()}"
 
 
-def scan(path: Path) -> tuple[Scan | None, str]:
-    """The file's blocks, or None and why it is read whole instead."""
+def scan(path: Path, legacy: bool = False) -> tuple[Scan | None, str]:
+    """The file's blocks, or None and why it is read whole instead; with `legacy`, each
+    block's BLAKE2b digest beside its own (a state an earlier version wrote is keyed so)."""
     try:
         with path.open("rb") as f:
-            return _scan(f, path)
+            return _scan(f, path, legacy)
     except OSError as e:
         return None, f"cannot read ({e})"
 
 
-def _scan(f, path: Path) -> tuple[Scan | None, str]:
+def _scan(f, path: Path, legacy: bool) -> tuple[Scan | None, str]:
     head = f.read(HEAD_BYTES)
     if head.startswith(UTF16_BOMS):
         return None, "UTF-16"
@@ -123,42 +144,80 @@ def _scan(f, path: Path) -> tuple[Scan | None, str]:
     # what the blocks' parse depends on: the encoding and the root (not the prologue's comments:
     # the app writes its creation time there, different in every backup)
     encoding = enc.group(1).lower().replace(b"_", b"-") if enc else b"utf-8"
-    out = Scan(root, int(count_m.group(1)) if count_m else None, _digest(encoding + b"\x00" + root.encode()))
-    line = 1 + head[:m.end()].count(b"\n")
-    column = m.end() - (head.rfind(b"\n", 0, m.end()) + 1)
-    _cut(f, body_start, body_end, line, column, out.blocks)
+    context = _legacy_hasher()  # a few bytes: kept as it was, so that older states still match
+    context.update(encoding + b"\x00" + root.encode())
+    out = Scan(root, int(count_m.group(1)) if count_m else None, context.hexdigest())
+    _cut(f, body_start, body_end, out.blocks, legacy)
     return out, ""
 
 
-def _cut(f, body_start: int, body_end: int, line: int, column: int, blocks: list[Block]) -> None:
+def position(path: Path, offset: int) -> tuple[int, int]:
+    """(line, column) of the byte at `offset`, as the XML parser counts them (1-based line,
+    0-based column, a byte order mark not counted): asked only to report an error, so the
+    scan does not count lines."""
+    lines, last_newline = 0, -1
+    with path.open("rb") as f:
+        read = 0
+        while read < offset:
+            chunk = f.read(min(CHUNK, offset - read))
+            if not chunk:
+                break
+            n = chunk.count(b"\n")
+            if n:
+                lines += n
+                last_newline = read + chunk.rfind(b"\n")
+            read += len(chunk)
+        f.seek(0)
+        bom = len(BOM) if not lines and f.read(len(BOM)) == BOM else 0
+    return 1 + lines, offset - last_newline - 1 - bom
+
+
+def _cuts(buf: bytes, start: int) -> Iterator[int]:
+    """Where CUT_AT.finditer(buf, start) matches (the blank before ` date="`), found from the
+    cheaper CUT_TAIL: a tail counts when the digits before it, at most 20, follow ` date="`
+    (CUT_AT's lazy `\\d{0,20}?` then the quote: the value's last six digits are the tail)."""
+    for m in CUT_TAIL.finditer(buf, start):
+        digits_at = m.start()
+        floor = max(0, digits_at - 20)
+        while digits_at > floor and 48 <= buf[digits_at - 1] <= 57:
+            digits_at -= 1
+        q = digits_at - len(DATE_ATTR)
+        if q >= start and buf[q:digits_at] == DATE_ATTR:
+            yield q
+
+
+def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = False) -> None:
     """Cut [body_start, body_end) into blocks (see the module's text), digesting each."""
     f.seek(body_start)
-    block = Block(body_start, body_start, line, column)
-    h = hashlib.blake2b(digest_size=10)
+    block = Block(body_start, body_start)
+    h = _hasher()
+    old = _legacy_hasher() if legacy else None
     carry = b""
     carry_at = body_start  # file offset of carry[0]
     read_to = body_start
     fed = body_start  # bytes before this are digested into the open block
-    newline_at = body_start - column - 1  # file offset of the last newline before `fed`
-    lines = line
 
     def feed(upto: int, buf: bytes, base: int) -> None:
-        nonlocal fed, lines, newline_at
+        nonlocal fed
         a, b = fed - base, upto - base
         h.update(memoryview(buf)[a:b])
-        n = buf.count(b"\n", a, b)
-        if n:
-            lines += n
-            newline_at = base + buf.rfind(b"\n", a, b)
+        if old is not None:
+            old.update(memoryview(buf)[a:b])
         fed = upto
 
-    def close(at: int, buf: bytes, base: int) -> None:
-        nonlocal block, h
-        feed(at, buf, base)
-        block.end, block.digest = at, h.hexdigest()
+    def done(at: int) -> None:
+        block.end, block.digest = at, f"{DIGEST_KIND}:{h.hexdigest()}"
+        if old is not None:
+            block.legacy = old.hexdigest()
         blocks.append(block)
-        block = Block(at, at, lines, at - newline_at - 1)
-        h = hashlib.blake2b(digest_size=10)
+
+    def close(at: int, buf: bytes, base: int) -> None:
+        nonlocal block, h, old
+        feed(at, buf, base)
+        done(at)
+        block = Block(at, at)
+        h = _hasher()
+        old = _legacy_hasher() if legacy else None
 
     def cap(upto: int, buf: bytes, base: int) -> None:
         """Cut a block past MAX_BLOCK_BYTES at its first element start there, before `upto`."""
@@ -177,8 +236,7 @@ def _cut(f, body_start: int, body_end: int, line: int, column: int, blocks: list
         final = read_to >= body_end
         limit = len(buf) if final else max(0, len(buf) - 64)
 
-        for m in CUT_AT.finditer(buf, max(0, fed - base)):
-            q = m.start()
+        for q in _cuts(buf, max(0, fed - base)):
             if q >= limit:
                 break
             lt = buf.rfind(b"<", max(0, q - BACK), q)
@@ -192,8 +250,7 @@ def _cut(f, body_start: int, body_end: int, line: int, column: int, blocks: list
         feed(base + keep_from, buf, base)
         carry, carry_at = buf[keep_from:], base + keep_from
     feed(body_end, carry, carry_at)
-    block.end, block.digest = body_end, h.hexdigest()
-    blocks.append(block)
+    done(body_end)
 
 
 def read_block(path: Path, start: int, end: int) -> bytes:

@@ -68,3 +68,18 @@ def read_whole(tmp_path: Path, first: Path, second: Path) -> dict[str, set[tuple
     import_path(home, first)
     import_path(home, second, force=True)
     return store_rows(home)
+
+
+def rewrite_resume_state(home: Path, change: Any) -> None:
+    """Replace every source's resume state by `change(state)`: what an earlier version of an
+    importer would have written (its digests, its fields), to test that an upgraded store
+    resumes from it."""
+    import json
+
+    from chatmem.records import RESUME_STATE
+
+    with Store.open(home, load_config()) as store, store.write() as conn:
+        for source_id, raw in conn.exec_driver_sql("SELECT id, state FROM sources").fetchall():
+            state = json.loads(raw)
+            state[RESUME_STATE] = change(state[RESUME_STATE])
+            conn.exec_driver_sql("UPDATE sources SET state = ? WHERE id = ?", (json.dumps(state), source_id))

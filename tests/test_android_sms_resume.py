@@ -17,7 +17,7 @@ import pytest
 from android_sms_builders import ANNA, BEN, COMMENT, LIA, SAM, mms, sms, text_part
 from android_sms_builders import _write as write_sms
 from mutation import TEXT_MUTATORS, mutate
-from resume_helpers import import_path, later, note, read_whole, store_rows
+from resume_helpers import import_path, later, note, read_whole, rewrite_resume_state, store_rows
 
 from chatmem.errors import FormatError
 from chatmem.importers.android_sms import _Run
@@ -176,6 +176,58 @@ def test_a_newer_backup_under_a_new_name_gives_again_only_blocks_with_mms(tmp_pa
     assert store_rows(home) == read_whole(tmp_path, path, newer)
 
 
+def as_an_earlier_version_wrote_it(path: Path):
+    """The resume state of an import of `path` as the version before XXH3 wrote it: blocks
+    keyed by their BLAKE2b digest, no digest kind."""
+    found, _ = scan(path, legacy=True)
+    assert found is not None
+    old_key = {b.digest: b.legacy for b in found.blocks}
+
+    def change(state: dict) -> dict:
+        state.pop("digest")
+        state["blocks"] = {old_key[d]: f for d, f in state["blocks"].items()}
+        return state
+    return change
+
+
+def test_a_store_imported_by_the_version_before_skips_what_it_read_and_finds_an_old_edit(tmp_path, imported):
+    home, path, base = imported
+    rewrite_resume_state(home, as_an_earlier_version_wrote_it(path))
+    newer = list(base)
+    newer[300] = element(300, "message 300, edited on the phone")  # in the first block
+    newer += [element(i) for i in range(N, N + 20)]
+    report = reimport_equals_whole(tmp_path, home, path, newer)
+    assert report["messages"]["new"] == 21  # the edit (another message: SMS have no id) and 20
+    read, blocks = parsed(report)
+    assert read == 2 < blocks  # the edited block and the grown last one, not all
+    # the state is now written the new way, and the next backup resumes from it
+    write(path, [*newer, element(N + 20)], LATER)
+    later(path)
+    report = import_path(home, path)
+    assert report["messages"]["new"] == 1 and parsed(report)[0] == 1
+    reference = tmp_path / "reference-home"
+    import_path(reference, path, force=True)
+    assert store_rows(home) == store_rows(reference)
+
+
+def test_an_error_in_a_later_block_names_the_line_and_column_the_parser_names(tmp_path):
+    elements = items(1600)
+    elements[1401] = elements[1401].replace(' type="', ' type=', 1)  # an attribute unquoted
+    path = write(tmp_path / "sms-broken.xml", elements)
+    found, _ = scan(path)
+    assert found is not None and len(found.blocks) >= 2
+    options = ImportOptions(owner_handles=[SAM])
+    with pytest.raises(FormatError) as whole:
+        whole_records(path, options)
+    with pytest.raises(FormatError) as blocks:
+        block_records(path, options)
+    assert str(blocks.value) == str(whole.value)
+    data = path.read_bytes()
+    line = data[:data.index(elements[1401].strip().encode())].count(b"\n") + 1
+    assert found.blocks[1].start < data.index(elements[1401].strip().encode())  # not the first block
+    assert f"line {line}, column " in str(blocks.value)
+
+
 # ---------------------------------------------------------------------- the cut against the parser
 
 
@@ -246,3 +298,26 @@ def test_mutants_read_as_the_parser_reads_them_or_fail_with_one_line(tmp_path):
         assert got == expected, where
         outcomes["same"] += 1
     assert outcomes["same"] and outcomes["error"]
+
+
+def test_the_cut_is_found_where_the_date_rule_says():
+    """The cheaper search for cuts (a value's last six digits first) finds exactly what the
+    rule's own pattern finds: random `date` values of 0 to 30 digits, other attributes ending
+    in the same digits, quotes and digits around them, from random starting points."""
+    from chatmem.importers.android_sms_blocks import CUT_AT, _cuts
+
+    rng = random.Random(5)
+    pieces = [' date="', ' date_sent="', '"', ' ', '417', '9', '<sms', ' body="x417123"', '\n']
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randrange(1, 40)):
+            if rng.random() < 0.5:
+                digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(0, 31)))
+                if rng.random() < 0.5 and len(digits) >= 6:
+                    digits = digits[:-6] + "417" + digits[-3:]
+                parts.append(f' date="{digits}"')
+            else:
+                parts.append(rng.choice(pieces))
+        buf = "".join(parts).encode()
+        start = rng.randrange(0, len(buf) + 1)
+        assert list(_cuts(buf, start)) == [m.start() for m in CUT_AT.finditer(buf, start)], buf
