@@ -192,3 +192,102 @@ def test_a_newer_export_in_another_folder_reads_only_what_names_the_folder(tmp_p
     # (the store completes what it had from another export, it does not replace it: the same
     # as a re-import that reads everything)
     assert store_rows(home) == read_whole(tmp_path, folder, newer)
+
+
+def test_a_store_imported_by_the_version_before_skips_what_it_read_and_finds_an_old_change(tmp_path, imported):
+    """A store whose last import wrote BLAKE2b block digests (the version before XXH3): the
+    re-import skips the blocks it read and still reads the one changed since."""
+    from resume_helpers import rewrite_resume_state
+
+    from chatmem.importers.signal.backup_resume import scan
+
+    home, folder, lines = imported
+    found = scan(folder / "main.jsonl", legacy=True)
+    old = {seg.digest: seg.legacy for seg in found.segments if seg.block is not None}
+
+    def as_the_version_before_wrote_it(state: dict[str, Any]) -> dict[str, Any]:
+        state.pop("digest")
+        for facts in state["blocks"].values():
+            facts["d"] = old[facts["d"]]
+        return state
+
+    rewrite_resume_state(home, as_the_version_before_wrote_it)
+    liked = item_at(lines, 1500)  # in the middle block
+    liked["standardMessage"]["reactions"] = [{"emoji": "👍", "authorId": str(R_BEN),
+                                              "sentTimestamp": str(at(9000))}]
+    report = reimport(tmp_path, home, folder, [*lines, *filler(FILLER, 10)])
+    assert report["messages"]["new"] == 10 and report["messages"]["updated"] == 1
+    assert "parsed 2 of 3 block(s)" in note(report, "re-import")
+    # the state is written the new way now: the next export resumes from it
+    report = reimport(tmp_path, home, folder, [*lines, *filler(FILLER, 11)])
+    assert report["messages"]["new"] == 1 and "parsed 1 of 3 block(s)" in note(report, "re-import")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_scan_splits_the_file_as_a_line_by_line_reading_does(tmp_path, monkeypatch, seed):
+    """Random files of item lines, items written with blanks, blank and white lines, context
+    lines between items, CRLF, no newline at the end, read a few bytes at a time with blocks of
+    three items: the segments, digests and counts are those of the plain rule, line by line."""
+    import hashlib
+    import random
+
+    from chatmem.importers.signal import backup_resume
+
+    monkeypatch.setattr(backup_resume, "BLOCK_ITEMS", 3)
+    monkeypatch.setattr(backup_resume, "CHUNK", 7 + seed)
+    rng = random.Random(seed)
+    kinds = ['{"chatItem":{"chatId":"%d"}}', '  { "chatItem" : {"n":%d}}', "", "   ", '{"recipient":{"id":"%d"}}',
+             '{"chat":{"id":"%d"}}', '{"chatItem":{"body":"%d x"}}\r']
+    text = "\n".join((lambda k: k % i if "%d" in k else k)(rng.choice(kinds)) for i in range(rng.randrange(0, 40)))
+    if rng.random() < 0.5:
+        text += "\n"
+    path = tmp_path / "main.jsonl"
+    path.write_bytes(text.encode())
+    data = path.read_bytes()
+    lines = [x + b"\n" for x in data.split(b"\n")]  # as `for line in file` gives them
+    last = lines.pop()
+    if last != b"\n":
+        lines.append(last[:-1])
+
+    # the rule, one line at a time
+    segments: list[tuple] = []
+    ctx = hashlib.blake2b(digest_size=16)
+    run: list[bytes] = []
+    kind_of_run, start, first, items, blocks, pos, items_total = None, 0, 0, 0, 0, 0, 0
+
+    def close() -> None:
+        nonlocal blocks
+        data = b"".join(run)
+        if kind_of_run is None:
+            ctx.update(b"%d\x00%d\x00" % (blocks, len(data)) + data)
+            segments.append((None, start, pos, first, "", len(run)))
+        else:
+            segments.append((blocks, start, pos, first, hashlib.blake2b(data, digest_size=8).hexdigest(), items))
+            blocks += 1
+
+    for number, line in enumerate(lines, start=1):
+        if line.startswith(b'{"chatItem":') or backup_resume.ITEM_LINE.match(line):
+            kind = 0
+        elif not line.strip():
+            kind = kind_of_run if run else None
+        else:
+            kind = None
+        if run and (kind != kind_of_run or (kind == 0 and items >= 3)):
+            close()
+            run, items = [], 0
+        if not run:
+            kind_of_run, start, first = kind, pos, number
+        run.append(line)
+        if kind == 0 and line.strip():
+            items += 1
+            items_total += 1
+        pos += len(line)
+    if run:
+        close()
+
+    found = backup_resume.scan(path, legacy=True)
+    assert [(s.block, s.start, s.end, s.first_line, s.legacy, s.items) for s in found.segments] == segments
+    assert (found.context, found.items) == (ctx.hexdigest(), items_total)
+    for s in found.segments:  # each block's own digest is what a block's read checks
+        if s.block is not None:
+            assert s.digest == backup_resume.block_digest(path.read_bytes()[s.start:s.end])

@@ -52,7 +52,16 @@ from chatmem.records import (
 
 from .backup_events import call_facts, update_text
 from .backup_people import People, as_bytes, as_dict, as_int, service_id
-from .backup_resume import Plan, Segment, digest_of, files_digest, has_file_lookup, read_lines, scan
+from .backup_resume import (
+    Plan,
+    Segment,
+    digest_of,
+    files_digest,
+    has_file_lookup,
+    legacy_digests,
+    read_lines,
+    scan,
+)
 from .common import PLATFORM, SYSTEM_SENDER, from_ms, splice_mentions
 
 MAIN_FILE, METADATA_FILE, FILES_DIR = "main.jsonl", "metadata.json", "files"
@@ -198,7 +207,7 @@ class _Run:
 
     def records(self) -> Iterator[Record]:
         notes = self._metadata_notes()
-        found = scan(self.main)
+        found = scan(self.main, legacy=legacy_digests(self.options.state))
         plan = self.plan = Plan(found, files_digest(self.files, self.folder), self.options.state)
         yield Estimate(plan.estimate())
         learned: dict[int, dict[str, Any]] = {}
