@@ -172,11 +172,11 @@ def position(path: Path, offset: int) -> tuple[int, int]:
     return 1 + lines, offset - last_newline - 1 - bom
 
 
-def _cuts(buf: bytes, start: int) -> Iterator[int]:
-    """Where CUT_AT.finditer(buf, start) matches (the blank before ` date="`), found from the
+def _cuts(buf: bytes | bytearray, start: int, end: int | None = None) -> Iterator[int]:
+    """Where CUT_AT.finditer(buf, start, end) matches (the blank before ` date="`), found from the
     cheaper CUT_TAIL: a tail counts when the digits before it, at most 20, follow ` date="`
     (CUT_AT's lazy `\\d{0,20}?` then the quote: the value's last six digits are the tail)."""
-    for m in CUT_TAIL.finditer(buf, start):
+    for m in CUT_TAIL.finditer(buf, start, len(buf) if end is None else end):
         digits_at = m.start()
         floor = max(0, digits_at - 20)
         while digits_at > floor and 48 <= buf[digits_at - 1] <= 57:
@@ -192,12 +192,16 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
     block = Block(body_start, body_start)
     h = _hasher()
     old = _legacy_hasher() if legacy else None
-    carry = b""
-    carry_at = body_start  # file offset of carry[0]
+    # one buffer read into again and again: the bytes kept from the last read (`rest` of them,
+    # from file offset `carry_at`) first (a new bytes object per read, joined to those, cost
+    # about as much as finding the cuts)
+    buf = bytearray(CHUNK + 2 * BACK + 256)
+    rest = 0
+    carry_at = body_start
     read_to = body_start
     fed = body_start  # bytes before this are digested into the open block
 
-    def feed(upto: int, buf: bytes, base: int) -> None:
+    def feed(upto: int, buf: bytearray, base: int) -> None:
         nonlocal fed
         a, b = fed - base, upto - base
         h.update(memoryview(buf)[a:b])
@@ -211,7 +215,7 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
             block.legacy = old.hexdigest()
         blocks.append(block)
 
-    def close(at: int, buf: bytes, base: int) -> None:
+    def close(at: int, buf: bytearray, base: int) -> None:
         nonlocal block, h, old
         feed(at, buf, base)
         done(at)
@@ -219,7 +223,7 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
         h = _hasher()
         old = _legacy_hasher() if legacy else None
 
-    def cap(upto: int, buf: bytes, base: int) -> None:
+    def cap(upto: int, buf: bytearray, base: int) -> None:
         """Cut a block past MAX_BLOCK_BYTES at its first element start there, before `upto`."""
         while upto - block.start > MAX_BLOCK_BYTES:
             at = ELEMENT_START.search(buf, max(block.start + MAX_BLOCK_BYTES, fed) - base, upto - base)
@@ -228,15 +232,18 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
             close(base + at.start(), buf, base)
 
     while read_to < body_end:
-        chunk = f.read(min(CHUNK, body_end - read_to))
-        if not chunk:
+        want = min(CHUNK, body_end - read_to)
+        if len(buf) < rest + want:
+            buf.extend(bytes(rest + want - len(buf)))
+        n = f.readinto(memoryview(buf)[rest:rest + want])
+        if not n:
             break
-        read_to += len(chunk)
-        buf, base = carry + chunk, carry_at
+        read_to += n
+        filled, base = rest + n, carry_at
         final = read_to >= body_end
-        limit = len(buf) if final else max(0, len(buf) - 64)
+        limit = filled if final else max(0, filled - 64)
 
-        for q in _cuts(buf, max(0, fed - base)):
+        for q in _cuts(buf, max(0, fed - base), filled):
             if q >= limit:
                 break
             lt = buf.rfind(b"<", max(0, q - BACK), q)
@@ -248,8 +255,10 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
         cap(base + limit, buf, base)
         keep_from = max(fed - base, limit - BACK - 64, 0)
         feed(base + keep_from, buf, base)
-        carry, carry_at = buf[keep_from:], base + keep_from
-    feed(body_end, carry, carry_at)
+        rest = filled - keep_from
+        buf[:rest] = buf[keep_from:filled]
+        carry_at = base + keep_from
+    feed(min(body_end, carry_at + rest), buf, carry_at)
     done(body_end)
 
 

@@ -321,3 +321,15 @@ def test_the_cut_is_found_where_the_date_rule_says():
         buf = "".join(parts).encode()
         start = rng.randrange(0, len(buf) + 1)
         assert list(_cuts(buf, start)) == [m.start() for m in CUT_AT.finditer(buf, start)], buf
+
+
+@pytest.mark.parametrize("chunk", [4500, 65_537])
+def test_the_blocks_do_not_depend_on_how_much_is_read_at_a_time(tmp_path, monkeypatch, chunk):
+    from chatmem.importers import android_sms_blocks
+
+    path = write(tmp_path / "sms.xml", items())
+    whole, _ = scan(path, legacy=True)
+    monkeypatch.setattr(android_sms_blocks, "CHUNK", chunk)
+    pieces, _ = scan(path, legacy=True)
+    assert whole is not None and pieces is not None and len(whole.blocks) >= 3
+    assert pieces.blocks == whole.blocks
