@@ -142,7 +142,7 @@ class Ingest:
         options = options or rec.ImportOptions()
         if after is not None and after.seq != self.seq - 1:
             after = None
-        self.people = People(conn, self.seq, options.default_region,
+        self.people: People = People(conn, self.seq, options.default_region,
                              options.owner_names, options.owner_handles,
                              known=after.people if after is not None else None)
         self.person_cache: dict[tuple[str, str | None], str | None] = {}
@@ -169,7 +169,7 @@ class Ingest:
         self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
         self.written = SeenIds()
         self._insert_plans: dict[tuple, tuple[str | None, list]] = {}  # ids inserted by this import, in fresh mode
-        self.reconcile = Reconciler(conn, run_id, report.path, self.fresh,
+        self.reconcile: Reconciler = Reconciler(conn, run_id, report.path, self.fresh,
                                     after.reconcile.run_origin if after is not None else None)
 
     # -- dispatch

@@ -81,6 +81,8 @@ class People:
         self.region = region
         self.merged: dict[str, str] = {}  # person id -> the person it was merged into
         ht, pt = m.Handle.__table__, m.Person.__table__
+        self.handles: dict[tuple[str, str], str]  # (kind, value) -> person id
+        self.people: dict[str, tuple[str, bool]]  # person id -> (name, set by hand)
         if known is not None:
             self.handles, self.people = known.handles, known.people
         else:

@@ -91,7 +91,7 @@ class Store:
         # and path (read once, kept as each source lands) and the re-exported sources whose new
         # file times are to be remembered ((source id, fingerprint), written together at the end)
         self._aliases_of: dict[str, dict[str, Any]] | None = None
-        self._refreshed: list[tuple[int, str]] | None = None
+        self._refreshed: list[tuple[int, str | None]] | None = None
         self._last_ingest: Ingest | None = None  # the source before's, saved (see Ingest's `after`)
         self._several = False
 
