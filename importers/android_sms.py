@@ -39,7 +39,6 @@ from typing import Any
 
 from chatmem.errors import FormatError
 from chatmem.importers.android_sms_blocks import (
-    DIGEST_KIND,
     UTF16_BOMS,
     Block,
     Scan,
@@ -49,6 +48,7 @@ from chatmem.importers.android_sms_blocks import (
     position,
     scan,
 )
+from chatmem.importers.byte_digest import KIND
 from chatmem.importers.resume_blocks import only_changed
 from chatmem.records import (
     OWNER,
@@ -264,7 +264,7 @@ class _Run:
         prev = self.options.state.get(RESUME_STATE)
         if not (isinstance(prev, dict) and prev.get("v") == STATE_VERSION and prev.get("kind") == STATE_KIND):
             prev = None
-        self.legacy = prev is not None and prev.get("digest") != DIGEST_KIND
+        self.legacy = prev is not None and prev.get("digest") != KIND
         found, why = scan(self.path, legacy=self.legacy)
         if found is None:  # read whole, as one document; re-imports compare records
             yield from only_changed(self._whole(), self.options.state, "sms")
@@ -435,7 +435,7 @@ class _Run:
             blocks[digest] = f
         chats = {k: [self.first.get(k, 0), c.name, c.group, c.participants, c.handles]
                  for k, c in self.chats.items()}
-        return {"v": STATE_VERSION, "kind": STATE_KIND, "digest": DIGEST_KIND, "context": self.context,
+        return {"v": STATE_VERSION, "kind": STATE_KIND, "digest": KIND, "context": self.context,
                 "path": str(self.path.absolute()),
                 "learned": [self.learned, self.learned_at] if self.learned else None,
                 "blocks": blocks, "chats": chats, PORTABLE: True}

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from .byte_digest import digest, hasher, marked
+
 CHUNK = 1 << 20
 HEAD_BYTES = 1 << 16
 MAX_BLOCK_BYTES = 1 << 20
@@ -76,24 +78,9 @@ class Scan:
     blocks: list[Block] = field(default_factory=list)
 
 
-DIGEST_KIND = "xxh3"  # how a block's digest is written: "xxh3:<hex>"
-
-
-def _hasher() -> Any:
-    import xxhash
-
-    return xxhash.xxh3_128()
-
-
 def _legacy_hasher() -> Any:
     """The block digest an earlier version keyed its state by (BLAKE2b, 10 bytes, unmarked)."""
     return hashlib.blake2b(digest_size=10)
-
-
-def _digest(data: bytes) -> str:
-    h = _hasher()
-    h.update(data)
-    return f"{DIGEST_KIND}:{h.hexdigest()}"
 
 
 def scan(path: Path, legacy: bool = False) -> tuple[Scan | None, str]:
@@ -190,7 +177,7 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
     """Cut [body_start, body_end) into blocks (see the module's text), digesting each."""
     f.seek(body_start)
     block = Block(body_start, body_start)
-    h = _hasher()
+    h = hasher()
     old = _legacy_hasher() if legacy else None
     # one buffer read into again and again: the bytes kept from the last read (`rest` of them,
     # from file offset `carry_at`) first (a new bytes object per read, joined to those, cost
@@ -210,7 +197,7 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
         fed = upto
 
     def done(at: int) -> None:
-        block.end, block.digest = at, f"{DIGEST_KIND}:{h.hexdigest()}"
+        block.end, block.digest = at, marked(h)
         if old is not None:
             block.legacy = old.hexdigest()
         blocks.append(block)
@@ -220,7 +207,7 @@ def _cut(f, body_start: int, body_end: int, blocks: list[Block], legacy: bool = 
         feed(at, buf, base)
         done(at)
         block = Block(at, at)
-        h = _hasher()
+        h = hasher()
         old = _legacy_hasher() if legacy else None
 
     def cap(upto: int, buf: bytearray, base: int) -> None:
@@ -385,6 +372,6 @@ def blocks_of(path: Path, found: Scan, chosen: list[int]) -> Iterator[tuple[int,
             b = found.blocks[i]
             f.seek(b.start)
             data = f.read(b.end - b.start)
-            if _digest(data) != b.digest:
+            if digest(data) != b.digest:
                 raise OSError("the file changed while it was being imported; import it again once it is complete")
             yield i, data

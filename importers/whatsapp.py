@@ -39,6 +39,7 @@ from chatmem.records import (
     message_id_from_content,
 )
 
+from . import byte_digest
 from .whatsapp_events import (
     EDITED_SUFFIX_RE,
     LIVE_LOCATION,
@@ -90,9 +91,7 @@ from .whatsapp_stream import (
     Encoding,
     Scan,
     WindowOccurrences,
-    new_prefix_hasher,
     prefix_digest,
-    prefix_hex,
     read_lines,
     sig_from_key,
     sig_key,
@@ -152,7 +151,7 @@ class _Start:
 
     @classmethod
     def fresh(cls, enc: Encoding) -> _Start:
-        return cls(hasher=new_prefix_hasher() if enc.resumable else None)
+        return cls(hasher=byte_digest.hasher() if enc.resumable else None)
 
     def agrees(self, choices: dict[tuple, OrderChoice], key: str, oldest: datetime | None) -> bool:
         """The whole file, new part included, decides as the last import did, and the new
@@ -359,7 +358,7 @@ class _ChatParser:
                 if current is not None:
                     self._learn(current, scan, fixed)
                 if hasher is not None and scan.entries % CHECKPOINT_ENTRIES == 0:
-                    checkpoint = Checkpoint(offset, i, prefix_hex(hasher), scan.as_json())
+                    checkpoint = Checkpoint(offset, i, byte_digest.marked(hasher), scan.as_json())
                 if start.choices is not None:
                     dt = date_for(h, start.choices.get(h.signature) or OrderChoice(DMY))
                     if dt is not None and (oldest is None or dt < oldest):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, BinaryIO
 
+from .byte_digest import KIND, hasher, marked
 from .whatsapp_header import ClockStats, DateOrderStats
 from .whatsapp_source import ChatText
 
@@ -147,25 +148,11 @@ def read_lines(chat: ChatText, enc: Encoding, offset: int = 0) -> Iterator[tuple
 # 1M export's checkpoint in 0.01 s of CPU, BLAKE2b-128 0.1 s); an unmarked one is BLAKE2b-128, as
 # earlier versions wrote it, and is still checked as such (a store need not read its exports
 # whole again after an upgrade).
-PREFIX_HASH = "xxh3"
-
-
-def new_prefix_hasher() -> Any:
-    import xxhash
-
-    return xxhash.xxh3_128()
-
-
-def prefix_hex(hasher: Any) -> str:
-    """A running prefix hash (`new_prefix_hasher`) as its import state writes it."""
-    return f"{PREFIX_HASH}:{hasher.hexdigest()}"
-
-
 def prefix_digest(chat: ChatText, length: int, recorded: str = "") -> tuple[str, Any] | None:
     """Digest of the first `length` bytes in the kind `recorded` is (None when the text is
     shorter), and the running XXH3 hash of them, to go on hashing what follows."""
-    h = new_prefix_hasher()
-    earlier = None if recorded.startswith(PREFIX_HASH + ":") else hashlib.blake2b(digest_size=16)
+    h = hasher()
+    earlier = None if recorded.startswith(KIND + ":") else hashlib.blake2b(digest_size=16)
     left = length
     with chat.open() as fh:
         while left > 0:
@@ -176,7 +163,7 @@ def prefix_digest(chat: ChatText, length: int, recorded: str = "") -> tuple[str,
             if earlier is not None:
                 earlier.update(chunk)
             left -= len(chunk)
-    return (earlier.hexdigest() if earlier is not None else prefix_hex(h)), h
+    return (earlier.hexdigest() if earlier is not None else marked(h)), h
 
 
 # ----------------------------------------------------------------------------- occurrences

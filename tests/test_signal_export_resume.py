@@ -231,6 +231,7 @@ def test_the_scan_splits_the_file_as_a_line_by_line_reading_does(tmp_path, monke
     import hashlib
     import random
 
+    from chatmem.importers import byte_digest
     from chatmem.importers.signal import backup_resume
 
     monkeypatch.setattr(backup_resume, "BLOCK_ITEMS", 3)
@@ -290,4 +291,4 @@ def test_the_scan_splits_the_file_as_a_line_by_line_reading_does(tmp_path, monke
     assert (found.context, found.items) == (ctx.hexdigest(), items_total)
     for s in found.segments:  # each block's own digest is what a block's read checks
         if s.block is not None:
-            assert s.digest == backup_resume.block_digest(path.read_bytes()[s.start:s.end])
+            assert s.digest == byte_digest.digest(path.read_bytes()[s.start:s.end])

@@ -38,12 +38,13 @@ from typing import Any
 from chatmem.errors import FormatError
 from chatmem.records import PORTABLE, RESUME_STATE
 
+from ..byte_digest import KIND, digest, hasher, marked
+
 BLOCK_ITEMS = 1024  # chat item lines per digest block
 STATE_VERSION = 1
 ITEM_LINE = re.compile(rb'\s*\{\s*"chatItem"\s*:')
 FAST_PREFIX = b'{"chatItem":'
 FILE_MARKERS = (b'"pointer"', b'"longText"', b'"data"')  # lines that may look a file up
-DIGEST_KIND = "xxh3"  # how a block's digest is written: "xxh3:<hex>"
 CHUNK = 1 << 22  # bytes read at a time by the scan
 
 
@@ -52,18 +53,6 @@ def _item_lines(n: int, exact: bool) -> re.Pattern[bytes]:
     """Exactly n (or 1 to n) lines that start as FAST_PREFIX (possessive: a run that stops
     short is not tried again line by line)."""
     return re.compile(rb"(?:" + re.escape(FAST_PREFIX) + rb"[^\n]*+\n)" + (b"{%d}" % n if exact else b"{1,%d}" % n))
-
-
-def _hasher() -> Any:
-    import xxhash
-
-    return xxhash.xxh3_128()
-
-
-def block_digest(data: bytes) -> str:
-    h = _hasher()
-    h.update(data)
-    return f"{DIGEST_KIND}:{h.hexdigest()}"
 
 
 def _legacy_hasher() -> Any:
@@ -196,7 +185,7 @@ class _Scanner:
         if kind is None:
             self.parts = []
         else:
-            self.h = _hasher()
+            self.h = hasher()
             self.old = _legacy_hasher() if self.legacy else None
 
     def _add(self, data: Any, items: int, lines: int) -> None:
@@ -224,7 +213,7 @@ class _Scanner:
             self.parts = []
         else:
             self.out.segments.append(Segment(
-                self.blocks, self.start, self.pos, self.first, f"{DIGEST_KIND}:{self.h.hexdigest()}",
+                self.blocks, self.start, self.pos, self.first, marked(self.h),
                 self.items, self.old.hexdigest() if self.old is not None else ""))
             self.blocks += 1
 
@@ -249,7 +238,7 @@ def read_lines(path: Path, seg: Segment) -> Iterator[tuple[int, bytes]]:
     with path.open("rb") as f:
         f.seek(seg.start)
         data = f.read(seg.end - seg.start)
-    if seg.block is not None and block_digest(data) != seg.digest:
+    if seg.block is not None and digest(data) != seg.digest:
         raise FormatError(f"{path}: the file changed while it was being imported (line "
                           f"{seg.first_line}); import it again once it is complete")
     lines = data.split(b"\n")
@@ -280,7 +269,7 @@ def legacy_digests(state: dict[str, Any]) -> bool:
     """Whether the last import's blocks carry BLAKE2b digests (a version before XXH3): the
     scan then makes those too, so that this import skips the blocks it read."""
     prev = _previous(state)
-    return prev is not None and prev.get("digest") != DIGEST_KIND
+    return prev is not None and prev.get("digest") != KIND
 
 
 class Plan:
@@ -325,7 +314,7 @@ class Plan:
             facts = dict(learned.get(b) or (self.prev_blocks.get(str(b)) or {}))
             facts["d"] = seg.digest
             out[str(b)] = facts
-        return {"v": STATE_VERSION, "kind": "signal-export", "digest": DIGEST_KIND, "context": self.scan.context,
+        return {"v": STATE_VERSION, "kind": "signal-export", "digest": KIND, "context": self.scan.context,
                 "files": self.files, "blocks": out, PORTABLE: True}
 
     def note(self) -> str:
