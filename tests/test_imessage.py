@@ -251,6 +251,61 @@ def test_reimport_of_a_grown_database_reads_new_rows_and_late_changes(tmp_path: 
     assert [type(r) for r in read(sc.path, again[-1].state)] == [SourceState]
 
 
+def _grown_in_place(path: Path) -> dict[str, int]:
+    """A chat.db of 400 messages, every 50th long (its last columns in overflow pages), already
+    edited once: guid -> rowid."""
+    db = ChatDbBuilder(path, GEN_2023, page_size=1024)
+    anna = db.handle(ANNA)
+    chat = db.chat("iMessage;-;" + ANNA, [anna], ANNA, group=False)
+    rowids = {}
+    for i in range(400):
+        long = {"payload_data": bytes(3000), "date_edited": apple_ns(t(i % 50 + 1))} if i % 50 == 7 else {}
+        rowids[f"M{i}"] = db.message(f"M{i}", t(i % 60), chat, anna, text=f"message {i}", **long)
+    db.close()
+    return rowids
+
+
+def test_a_reimport_reads_the_rows_edited_in_place_and_no_other(tmp_path: Path) -> None:
+    path = tmp_path / "chat.db"
+    rowids = _grown_in_place(path)
+    state = read(path)[-1].state
+    conn = sqlite3.connect(path)  # Messages writes its file in place
+    conn.execute("UPDATE message SET date_edited = ?, text = 'message 120, edited' WHERE ROWID = ?",
+                 (apple_ns(t(58)), rowids["M120"]))
+    conn.commit()
+    again = read(path, state)
+    assert set(messages(again)) == {"M120"}
+    assert [type(r) for r in read(path, again[-1].state)] == [SourceState]
+    # A long row edited again: the new date has the width of the old one, so SQLite rewrites
+    # only the overflow page that holds it (the leaf page stays byte for byte as it was).
+    leaf = conn.execute("SELECT pageno FROM dbstat WHERE name = 'message' AND pagetype = 'leaf'"
+                        " ORDER BY path").fetchall()
+    before = path.read_bytes()
+    conn.execute("UPDATE message SET date_edited = ? WHERE ROWID = ?",
+                 (apple_ns(t(59)), rowids["M157"]))
+    conn.commit()
+    conn.close()
+    size = 1024
+    changed = [n for n in range(len(before) // size)
+               if before[n * size:(n + 1) * size] != path.read_bytes()[n * size:(n + 1) * size]]
+    assert not {n + 1 for n in changed} & {p for p, in leaf}  # no leaf page changed
+    assert set(messages(read(path, again[-1].state))) == {"M157"}
+
+
+def test_a_state_without_the_pages_still_finds_old_rows_edited(tmp_path: Path) -> None:
+    path = tmp_path / "chat.db"
+    rowids = _grown_in_place(path)
+    state = read(path)[-1].state
+    del state["pages"]  # what an earlier version kept
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE message SET date_edited = ? WHERE ROWID = ?", (apple_ns(t(58)), rowids["M7"]))
+    conn.commit()
+    conn.close()
+    again = read(path, state)
+    assert set(messages(again)) == {"M7"}
+    assert again[-1].state["pages"]  # kept for the next import
+
+
 def test_a_different_database_under_the_same_state_is_read_whole(tmp_path: Path) -> None:
     sc = build_chat_db(tmp_path / "chat.db", GEN_2023)
     state = {**read(sc.path)[-1].state, "guid_at_max": "SOMETHING-ELSE"}

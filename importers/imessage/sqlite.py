@@ -47,6 +47,7 @@ class _Connection(sqlite3.Connection):
     """A connection that removes its private copy of the database when closed."""
 
     private_copy: str | None = None
+    file: Path | None = None  # the database file, when SQLite reads it as it is on disk
 
     def close(self) -> None:
         super().close()
@@ -61,7 +62,7 @@ def _connect(uri: str) -> _Connection:
     return conn
 
 
-def open_readonly(path: Path) -> sqlite3.Connection:
+def open_readonly(path: Path) -> _Connection:
     """A read-only connection that creates no file beside `path`; FormatError naming the file
     when it cannot be read.
 
@@ -80,7 +81,9 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     try:
         has_wal = wal.is_file() and wal.stat().st_size > 0
         if not has_wal:
-            return _connect(uri + "&immutable=1")
+            conn = _connect(uri + "&immutable=1")
+            conn.file = resolved
+            return conn
         if shm.is_file():
             return _connect(uri)
         tmp = tempfile.mkdtemp(prefix="chatmem-imessage-")

@@ -27,20 +27,11 @@ from typing import Any
 
 import xxhash
 
+from ..sqlite_pages import varint
+
 PROOF_VERSION = 1
 LEAF_TABLE_PAGE = 0x0D  # b-tree page type of a table's leaf page
 OPEN = -(1 << 63)  # an interval's open end, in a proof
-
-
-def _varint(page: bytes, at: int) -> tuple[int, int]:
-    """SQLite's big-endian variable-length integer at `at`: (value, offset after it)."""
-    value = 0
-    for i in range(8):
-        byte = page[at + i]
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value, at + i + 1
-    return (value << 8) | page[at + 8], at + 9
 
 
 def _first_rowid(page: bytes, pageno: int) -> int | None:
@@ -53,7 +44,7 @@ def _first_rowid(page: bytes, pageno: int) -> int | None:
     at = (page[head + 8] << 8) | page[head + 9]  # the first cell: its payload's length, its rowid
     while page[at] & 0x80:
         at += 1
-    rowid, _ = _varint(page, at + 1)
+    rowid, _ = varint(page, at + 1)
     return rowid - (1 << 64) if rowid >= 1 << 63 else rowid
 
 
