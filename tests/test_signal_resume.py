@@ -95,6 +95,26 @@ def test_appended_messages_are_read_alone_and_added_exactly(tmp_path, imported):
     assert rows(home) == full(tmp_path, db)
 
 
+def test_new_messages_quoting_old_ones_far_back_are_linked_as_a_whole_import_links_them(
+        tmp_path, imported):
+    home, db = imported
+    quoted = [m for m in BASE[len(SCENARIO):] if m.author is not None]
+    replies = []
+    for i, target in enumerate([quoted[3], quoted[len(quoted) // 2], quoted[-1]]):
+        reply = Msg(f"20000000-5160-4000-8000-{i:012d}", target.conv, "outgoing", at(5000 + i),
+                    f"re: {target.body}")
+        reply.quote_missing = (target.sent_at, target.author, target.body or "")
+        replies.append((reply, target))
+    build_database(db, "new", [*BASE, *NEW, *(r for r, _ in replies)])
+    later(db)
+    report = import_db(home, db)
+    assert report["messages"]["new"] == 8
+    got = rows(home)
+    assert got == full(tmp_path, db)
+    for reply, target in replies:  # reply_to: the ninth column of `rows`
+        assert got[message_id_from_guid("signal", reply.id)][8] == message_id_from_guid("signal", target.id)
+
+
 def test_an_edited_old_message_is_picked_up(tmp_path, imported):
     home, db = imported
     target = BASE[len(SCENARIO) + 600]  # in the middle of the filler

@@ -153,9 +153,9 @@ class _Run:
         rows = (dict(zip(cols, row)) for row in self.conn.execute("SELECT * FROM callsHistory"))
         return {row["callId"]: row for row in rows}
 
-    def _quote_targets(self, ranges: list[tuple[int, int]] | None) -> dict[int, str]:
-        """rowid of a quoting message (among `ranges` of rowids, or all) → Signal id of the
-        message it quotes.
+    def _quote_targets(self, plan: Plan) -> dict[int, str]:
+        """rowid of a quoting message (among the rows `plan` reads) → Signal id of the message
+        it quotes.
 
         A quote names its target by (conversation, sent_at of the target, author). SQLite joins
         these in one query, so the Python pass needs no map of every message seen: memory stays
@@ -176,10 +176,10 @@ class _Run:
               ON +t.conversationId = q.conversationId AND t.sent_at = {quote("id")}
             WHERE instr(q.json, '"quote"') > 0 AND t.rowid != q.rowid"""
         try:
-            if ranges is None:
+            if plan.ranges is None:
                 pairs = self.conn.execute(query).fetchall()
             else:
-                pairs = self._quote_pairs_in(ranges, author, quote)
+                pairs = self._quote_pairs_in(plan, author, quote)
         except self.errors as e:  # an SQLite without JSON functions (before 3.38, optional)
             self.notes.append(f"quotes are kept as text, not linked: {e}")
             return {}
@@ -201,31 +201,30 @@ class _Run:
             if rowid in matching or len(found) == 1
         }
 
-    def _quote_pairs_in(self, ranges: list[tuple[int, int]], author: str,
-                        quote: Callable[[str], str]) -> list[tuple]:
-        """The join of `_quote_targets` for the quoting rows among `ranges` (a re-import):
-        (quoting rowid, target id, target type, target author, quoted author).
+    def _quote_pairs_in(self, plan: Plan, author: str, quote: Callable[[str], str]) -> list[tuple]:
+        """The join of `_quote_targets` for the quoting rows among the rows a re-import reads
+        (`plan.ranges`): (quoting rowid, target id, target type, target author, quoted author).
 
         A re-import reads a few rows: their quotes' targets are found in one pass over the
-        times they name (Signal's index on sent_at, else one scan of the table) instead of the
-        index SQLite would build on every message's time for the join (1.9 s at a million)."""
-        quoting: list[tuple] = []
-        for i in range(0, len(ranges), 200):  # some hundred ranges per query
-            part = ranges[i:i + 200]
-            where = " OR ".join("rowid BETWEEN ? AND ?" for _ in part)
-            quoting += self.conn.execute(
-                f"""SELECT q.rowid, q.conversationId, {quote("id")},
-                           coalesce({quote("authorAci")}, {quote("authorUuid")}, {quote("author")})
-                    FROM messages AS q WHERE instr(q.json, '"quote"') > 0 AND ({where})""",
-                [n for r in part for n in r]).fetchall()
+        times they name, among the blocks of rows whose times can hold them (the plan's
+        bounds; Signal's index on sent_at, else a scan of those blocks) instead of the index
+        SQLite would build on every message's time for the join (1.9 s at a million)."""
+        assert plan.ranges is not None
+        quoting = self._in_ranges(
+            f"""SELECT q.rowid, q.conversationId, {quote("id")},
+                       coalesce({quote("authorAci")}, {quote("authorUuid")}, {quote("author")})
+                FROM messages AS q WHERE instr(q.json, '"quote"') > 0""", plan.ranges, ())
         wanted = {_time_key(qid) for _, _, qid, _ in quoting if qid is not None}
         if not wanted:
             return []
+        query = f"""SELECT t.rowid, t.conversationId, t.sent_at, t.id, t.type, {author}
+                    FROM messages AS t WHERE t.sent_at IN (SELECT value FROM json_each(?))"""
+        times = (json.dumps(sorted(wanted, key=str)),)
+        blocks = plan.holding_times(wanted)
+        found = (self.conn.execute(query, times).fetchall() if blocks is None
+                 else self._in_ranges(query, blocks, times))
         targets: dict[tuple[Any, Any], list[tuple]] = {}
-        for rowid, conv, sent_at, target, kind, target_author in self.conn.execute(
-                f"""SELECT t.rowid, t.conversationId, t.sent_at, t.id, t.type, {author}
-                    FROM messages AS t WHERE t.sent_at IN (SELECT value FROM json_each(?))""",
-                (json.dumps(sorted(wanted, key=str)),)):
+        for rowid, conv, sent_at, target, kind, target_author in found:
             targets.setdefault((conv, _time_key(sent_at)), []).append(
                 (rowid, target, kind, target_author))
         pairs = []
@@ -235,6 +234,17 @@ class _Run:
                     pairs.append((qrow, target, kind, target_author, quoted))
         return pairs
 
+    def _in_ranges(self, query: str, ranges: list[tuple[int, int]],
+                   params: tuple[Any, ...]) -> list[tuple]:
+        """The rows of `query` (a SELECT with a WHERE) among `ranges` of rowids."""
+        out: list[tuple] = []
+        for i in range(0, len(ranges), 200):  # some hundred ranges per query
+            part = ranges[i:i + 200]
+            where = " OR ".join("rowid BETWEEN ? AND ?" for _ in part)
+            out += self.conn.execute(f"{query} AND ({where})",
+                                     [*params, *(n for r in part for n in r)]).fetchall()
+        return out
+
     # ------------------------------------------------------------------------------ the pass
 
     def records(self) -> Iterator[Record]:
@@ -243,7 +253,7 @@ class _Run:
         plan = Plan(self.conn, self.columns, self.people, self.calls,
                     [c for c in keys if c in self.attachment_columns]
                     if self.has_attachment_table else None, self.state, self.file)
-        self.quote_targets = self._quote_targets(plan.ranges)
+        self.quote_targets = self._quote_targets(plan)
         yield Estimate(plan.estimate())
         names = ["rowid", *self.columns]
         for values in self._rows(plan.ranges):

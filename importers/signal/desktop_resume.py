@@ -31,6 +31,7 @@ import hashlib
 import json
 import marshal
 import sqlite3
+from bisect import bisect_left
 from collections.abc import Container, Iterable
 from dataclasses import asdict
 from pathlib import Path
@@ -82,6 +83,19 @@ def block_range(block: str | int, upto: int) -> tuple[int, int]:
     return lo, min(lo + (1 << BLOCK_BITS) - 1, upto)
 
 
+def time_bounds(conn: Any, ranges: Iterable[tuple[int, int]]) -> dict[str, list[int] | None]:
+    """Block number → [least, greatest] `sent_at` of its rows with rowid in `ranges` (None when
+    a value is not a number: the block is searched for every time)."""
+    out: dict[str, list[int] | None] = {}
+    for lo, hi in ranges:
+        for block, least, most, odd in conn.execute(
+                f"SELECT rowid >> {BLOCK_BITS}, min(sent_at), max(sent_at), "
+                "sum(typeof(sent_at) NOT IN ('integer', 'real')) FROM messages "
+                "WHERE rowid BETWEEN ? AND ? GROUP BY 1", (lo, hi)):
+            out[str(block)] = None if odd else [least, most]
+    return out
+
+
 def people_digest(people: People) -> str:
     """Who is who, as far as the records of old messages depend on it."""
     h = hashlib.blake2b(digest_size=16)
@@ -121,6 +135,7 @@ class Plan:
         self.file_pages: dict[str, Any] | None = None  # sqlite_pages' state of the file now
         self.proofs: dict[str, Any] | None = None  # desktop_pages' proofs, when they were made
         self.attachments_now: dict[str, str] | None = None  # message_attachments' digests now
+        self.times: dict[str, list[int] | None] | None = None  # time_bounds of every block
         prev = state.get(RESUME_STATE)
         if not isinstance(prev, dict) or prev.get("v") != STATE_VERSION:
             self.reason = "first import" if prev is None else "state of an older version"
@@ -224,6 +239,8 @@ class Plan:
         out: dict[str, Any] = {"v": STATE_VERSION, "rowid": self.top, "columns": self.columns,
                                "attachment_columns": self.attachment_columns,
                                "people": self.people, "calls": self.calls, "blocks": blocks}
+        if "sent_at" in self.columns:
+            out["times"] = self.times = self._times(prev, blocks)
         if self.proofs is not None:
             out["pages"] = self.proofs
         if prev is None:  # a whole read
@@ -245,6 +262,32 @@ class Plan:
                                               self.attachment_columns, start, top))
             out["attachments"] = {"rowid": top, "blocks": attached}
         return out
+
+    def _times(self, prev: dict[str, Any] | None,
+               blocks: dict[str, str]) -> dict[str, list[int] | None]:
+        """`time_bounds` of every block now: the last import's for a block whose digest is
+        the same (its times are among the digested columns), the others' read."""
+        kept = (prev or {}).get("times")
+        old = (prev or {}).get("blocks") or {}
+        times = {b: kept[b] for b in blocks if isinstance(kept, dict) and b in kept
+                 and old.get(b) == blocks[b]}
+        todo = [block_range(b, self.top) for b in blocks if b not in times]
+        times.update(time_bounds(self.conn, merge(todo)))
+        return times
+
+    def holding_times(self, values: Iterable[Any]) -> list[tuple[int, int]] | None:
+        """The rowid ranges of the blocks whose rows' `sent_at` can be one of `values`; None
+        when they cannot tell (a value that is not a number, no bounds)."""
+        wanted = list(values)
+        if self.times is None or not all(type(v) in (int, float) for v in wanted):
+            return None
+        wanted.sort()
+        out = []
+        for b, bounds in self.times.items():
+            i = bisect_left(wanted, bounds[0]) if bounds is not None else 0
+            if bounds is None or (i < len(wanted) and wanted[i] <= bounds[1]):
+                out.append(block_range(b, self.top))
+        return merge(out)
 
     def estimate(self) -> int:
         if self.ranges is None:
