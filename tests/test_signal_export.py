@@ -178,6 +178,33 @@ def test_odd_lines_are_reported_with_their_line_and_kept(tmp_path):
     assert "not JSON" in problems[0].reason and "unknown frame" in problems[2].reason
 
 
+def test_quotes_link_to_earlier_messages_among_many(tmp_path):
+    # 12,000 items: the importer's set of ids it gave holds several in each of its buckets
+    n, start = 12_000, 1709400000000
+    rng = random.Random(3)
+    wanted: dict[int, int | None] = {}  # item -> the item its quote names, when that one came before
+    lines = []
+    for i in range(n):
+        author = "4" if i % 2 else "1"
+        std: dict = {"text": {"body": f"item {i}"}}
+        if i:
+            kind = i % 3  # an earlier item, a later one, a time nobody sent at
+            target = rng.randrange(i) if kind == 0 else rng.randrange(i + 1, n + 1) if kind == 1 else -i
+            std["quote"] = {"targetSentTimestamp": str(start + 1000 * target),
+                            "authorId": "4" if target % 2 else "1", "text": {"body": "quoted"}}
+            wanted[i] = target if kind == 0 else None
+        lines.append(json.dumps({"chatItem": {"chatId": "1", "authorId": author, "dateSent": str(start + 1000 * i),
+                                              "outgoing" if author == "1" else "incoming": {},
+                                              "standardMessage": std}}))
+    messages = {int(r.text.split()[1]): r for r in read(_export(tmp_path, lines))
+                if isinstance(r, Message) and r.text.startswith("item ")}
+    assert len(messages) == n
+    for i, target in wanted.items():
+        msg = messages[i]
+        assert msg.reply_to == (messages[target].id if target is not None else None), i
+        assert ("quote" in msg.extra) == (target is None), i
+
+
 def test_nothing_readable_is_one_clear_error(cli, tmp_path):
     folder = tmp_path / "empty-export"
     folder.mkdir()

@@ -50,6 +50,7 @@ from chatmem.records import (
     message_id_from_guid,
 )
 
+from ..id_set import IdSet
 from .backup_events import call_facts, update_text
 from .backup_people import People, as_bytes, as_dict, as_int, service_id
 from .backup_resume import (
@@ -161,7 +162,7 @@ class _Run:
         self.where = str(self.main)
         self.people = People()
         self.chats: dict[int, Chat] = {}
-        self.seen: set[str] = set()  # message ids yielded, for quotes of earlier messages
+        self.seen = IdSet()  # message ids yielded, for quotes of earlier messages
         self.skipped: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.files = self._index_files()
