@@ -18,13 +18,14 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from chatmem.errors import StoreError
 
-from .models import SCHEMA_VERSION, Base, Call, Meta
+from .models import SCHEMA_VERSION, Base, Call, Message, Meta
 from .quick import SQLITE_FILE
 from .windows import keep_month_counts
 
 BUSY_TIMEOUT_MS = 30_000
 # indexes added to tables of schema 3 after it was released, made where missing
-LATE_INDEXES = [ix for ix in Call.__table__.indexes if ix.name == "ix_calls_chat_time"]
+LATE_INDEXES = [ix for table in (Call.__table__, Message.__table__) for ix in table.indexes
+                if ix.name in ("ix_calls_chat_time", "ix_calls_chat_seq", "ix_messages_chat_seq")]
 WRITE_OPTION = "chatmem_write"  # execution option marking a connection that will write
 
 
@@ -128,7 +129,8 @@ def ensure_indexes(engine: Engine) -> None:
     from sqlalchemy import inspect
 
     with engine.connect() as conn:
-        names = {ix["name"] for ix in inspect(conn).get_indexes("calls")}
+        found = inspect(conn)
+        names = {ix["name"] for table in ("calls", "messages") for ix in found.get_indexes(table)}
     if any(ix.name not in names for ix in LATE_INDEXES):
         try:
             with write_connection(engine) as conn:

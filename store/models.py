@@ -139,7 +139,10 @@ class Message(Base):
     digest = Column(String(32), nullable=False)  # what the source said, to spot changes
     role = Column(String(16))  # agent turns: user/assistant/system
     run_id = Column(Integer)  # the import that added it
-    __table_args__ = (Index("ix_messages_chat_time", "chat_id", "sent_at", "ordinal"),)
+    # (chat, seq): whether anything rewrote a chat's messages since an import, a range per chat
+    # (store.py: _written_since; added after schema 3, made in older stores as they open)
+    __table_args__ = (Index("ix_messages_chat_time", "chat_id", "sent_at", "ordinal"),
+                      Index("ix_messages_chat_seq", "chat_id", "seq"))
 
 
 @table
@@ -252,7 +255,8 @@ class Call(Base):
     run_id = Column(Integer)
     # a chat's calls in chat order: a window or an offset reads the few calls it needs along
     # this index (added after schema 3: `db.ensure_indexes` creates it in older stores)
-    __table_args__ = (Index("ix_calls_chat_time", "chat_id", "started_at", "id"),)
+    __table_args__ = (Index("ix_calls_chat_time", "chat_id", "started_at", "id"),
+                      Index("ix_calls_chat_seq", "chat_id", "seq"))
 
 
 @table

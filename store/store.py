@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
@@ -50,6 +50,7 @@ from .vectors import VECTORS_DIR, VectorStore
 from .writes import Writer
 
 INDEX_LOCK = "index.lock"
+CHATS_CHUNK = 500  # chat ids per IN (...) list
 
 
 def _utcnow() -> datetime:
@@ -757,28 +758,17 @@ def _written_since(conn: Connection, table: Any, seq: int, run: int, chats: set[
     """(chat, run) of the rows of `table` (messages or calls) that an ingest after `seq` wrote
     and a run up to `run` had inserted, at least those in `chats`.
 
-    Read along whichever index passes fewer rows: the rows written since (one source's store:
-    the few of later imports), or the rows of `chats` (a download of hundreds of threads, each a
-    source: the threads imported after this one's last import are most of the store, each
-    thread's chat a small part of it; 7 of the 10 s of a 1M Messenger +1% went to reading the
-    former once per grown thread)."""
+    Read along the (chat, seq) index, a range per chat, so that only rows written since are
+    passed: a download of hundreds of threads is a source a thread, the threads imported after
+    this one's last import are most of the store (along the seq index), and a long thread's own
+    rows (along the chat's time index) are read one by one for their seq and run (0.43 s of a
+    1M Messenger +1%, 851k rows for 104 grown threads)."""
     since = select(table.c.chat_id, table.c.run_id).where(table.c.seq > seq, table.c.run_id <= run)
-    if not chats or len(chats) > 500:
+    if not chats:
         return conn.execute(since)
     listed = sorted(chats)
-    if table is m.Message.__table__:  # kept per chat; calls are counted along their chat index
-        ct = m.Chat.__table__
-        in_chats = conn.execute(select(func.sum(ct.c.message_count)).where(ct.c.id.in_(listed))).scalar() or 0
-    else:
-        in_chats = conn.execute(select(func.count()).where(table.c.chat_id.in_(listed))).scalar() or 0
-    # how many rows were written since, counted along the seq index up to that many
-    later = conn.execute(select(func.count()).select_from(
-        select(table.c.seq).where(table.c.seq > seq).limit(in_chats + 1).subquery())).scalar() or 0
-    if later <= in_chats:
-        return conn.execute(since)
-    # `seq + 0`: an expression, so that SQLite walks the chat's index, not the seq one
-    return conn.execute(select(table.c.chat_id, table.c.run_id).where(
-        table.c.chat_id.in_(listed), table.c.seq + 0 > seq, table.c.run_id <= run))
+    return (row for i in range(0, len(listed), CHATS_CHUNK)
+            for row in conn.execute(since.where(table.c.chat_id.in_(listed[i:i + CHATS_CHUNK]))))
 
 
 def _whole(state: dict[str, Any]) -> dict[str, Any]:

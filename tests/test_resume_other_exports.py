@@ -161,10 +161,21 @@ def test_an_export_read_again_after_the_other_changed_the_message_adds_nothing(t
     assert EDITS["north"][0] in {r[2] for r in before}
 
 
-def test_the_other_exports_change_is_seen_after_many_messages_elsewhere(tmp_path):
+@pytest.mark.parametrize("store_kind", ["as made now", "from before the chat/seq index", "a chat per query"])
+def test_the_other_exports_change_is_seen_after_many_messages_elsewhere(tmp_path, monkeypatch, store_kind):
     """Between the other export's edit and this export's re-import, another chat got far more
     messages than this export's chats hold (a download of many threads, a big group): the edit
-    is still found, along this export's chats rather than everything written since."""
+    is still found, along this export's chats rather than everything written since; also in a
+    store made before the index that finds it (it is made as the store opens), and when the
+    export's chats are asked about a few at a time (a source of many chats)."""
+    import sqlite3
+
+    from sqlalchemy import inspect
+
+    import chatmem.store.store as store_module
+
+    if store_kind == "a chat per query":
+        monkeypatch.setattr(store_module, "CHATS_CHUNK", 1)
     work = tmp_path / "run"
     base = json.loads(build_account_export(work / "base").read_text())
     next(c for c in base["chats"]["list"] if c["id"] == LIA_CHAT)["messages"] += telegram_filler(0, 700)
@@ -178,7 +189,13 @@ def test_the_other_exports_change_is_seen_after_many_messages_elsewhere(tmp_path
     elsewhere.write_text("".join(f"{1 + i // 1440:02d}/01/2023, {i // 60 % 24:02d}:{i % 60:02d} - Ben Ortiz: "
                                  f"elsewhere {i}\n" for i in range(5000)), encoding="utf-8")
     assert import_path(home, elsewhere)["messages"]["new"] == 5000
+    if store_kind == "from before the chat/seq index":
+        with sqlite3.connect(home / "chatmem.db") as db:
+            db.execute("DROP INDEX ix_messages_chat_seq")
+            db.execute("DROP INDEX ix_calls_chat_seq")
     path = build_account_export(work / "A")
     path.write_text(json.dumps(_export(base, None, 3), ensure_ascii=False, indent=1))
     later(path)
     assert "another export changed" in note(import_path(home, path), "read whole")
+    with Store.open(home, load_config()) as store, store.read() as conn:
+        assert "ix_messages_chat_seq" in {ix["name"] for ix in inspect(conn).get_indexes("messages")}
