@@ -86,6 +86,66 @@ def test_a_failure_between_threads_keeps_each_thread_before_it_whole(tmp_path):
     assert store_rows(home) == store_rows(whole)
 
 
+DYING_IMPORT = """
+import os, sys
+from pathlib import Path
+from chatmem.config import load_config
+from chatmem.importers import find_sources
+from chatmem.store import Store
+import chatmem.store.store as store_module
+
+home, path, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+landed = []
+import_source, catch_up = store_module.Store.import_source, store_module.Store._catch_up_after
+
+def dies_after_two(self, *args, **kwargs):
+    landed.append(import_source(self, *args, **kwargs))
+    if where == "between threads" and len(landed) == 2:
+        os._exit(9)  # as a kill: nothing more runs, nothing is committed on the way out
+    return landed[-1]
+
+def dies_before_the_index(self, *args, **kwargs):
+    if where == "before the index":
+        os._exit(9)
+    return catch_up(self, *args, **kwargs)
+
+store_module.Store.import_source = dies_after_two
+store_module.Store._catch_up_after = dies_before_the_index
+with Store.open(home, load_config()) as store:
+    store.import_sources(find_sources(path))
+"""
+
+
+@pytest.mark.parametrize("where", ["between threads", "before the index"])
+def test_an_import_killed_part_way_is_completed_by_the_next(tmp_path, where):
+    """The process is killed while a newer download is imported (after two of its three
+    threads, or once they are saved and before the search index caught up): the next import
+    brings the store to what a clean import gives, and the new messages are found by search."""
+    import subprocess
+    import sys
+
+    from chatmem.tools.search import search_memory
+
+    root = download(tmp_path / "dl")
+    home = tmp_path / "home"
+    import_all(home, root)
+    download(root, grown=5)
+    later(*root.rglob("message_1.json"))
+    child = subprocess.run([sys.executable, "-c", DYING_IMPORT, str(home), str(root), where],
+                           capture_output=True, text=True)
+    assert child.returncode == 9, child.stderr
+    new = sum(r["messages"]["new"] for r in import_all(home, root))
+    if where == "before the index":  # every thread was saved: only the index had to catch up
+        assert new == 0
+    whole = tmp_path / "whole"
+    import_all(whole, download(tmp_path / "dl2"))
+    import_all(whole, download(tmp_path / "dl2", grown=5))
+    assert store_rows(home) == store_rows(whole)
+    with Store.open(home, load_config()) as store:
+        found = search_memory(store, store.config.seat(None), "\"anna_1 message 44\"")
+    assert [hit["content"] for hit in found["results"]] == ["me: anna_1 message 44"]
+
+
 def test_re_exported_threads_remember_their_new_times_once_for_the_download(tmp_path):
     """Every file of a new download has new times: the threads whose bytes did not change are
     reported unchanged and their new times remembered (the next import answers from them),
