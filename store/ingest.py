@@ -167,7 +167,8 @@ class Ingest:
         # per-batch lookups of earlier rows (a fifth of a first import's database time).
         mt = m.Message.__table__
         self.fresh = conn.execute(select(mt.c.id).limit(1)).first() is None
-        self.written = SeenIds()
+        # (4 MB zeroed: only where it is asked, not for each thread of a download's re-import)
+        self.written = SeenIds() if self.fresh else None
         self._insert_plans: dict[tuple, tuple[str | None, list]] = {}  # ids inserted by this import, in fresh mode
         self.reconcile: Reconciler = Reconciler(conn, run_id, report.path, self.fresh,
                                     after.reconcile.run_origin if after is not None else None)
@@ -318,7 +319,7 @@ class Ingest:
             by_id[msg.id] = msg
         if self.fresh:
             aliases = {}
-            existing = self._existing_messages({i for i in by_id if i in self.written})
+            existing = self._existing_messages({i for i in by_id if i in (self.written or ())})
         else:
             aliases = self._aliases(list(by_id))
             existing = self._existing_messages({aliases.get(i, i) for i in by_id})
@@ -371,7 +372,7 @@ class Ingest:
                 cr.new += 1
                 self.inserted[msg.chat_id] += 1
                 self.months.add(msg.chat_id, when)
-                if self.fresh:
+                if self.written is not None:
                     self.written.add(msg_id)
                 existing[msg_id] = {"id": msg_id, "digest": digest, "text": msg.text,
                                     "deleted": msg.deleted, "chat_id": msg.chat_id, "sent_at": when}

@@ -271,8 +271,11 @@ class Reconciler:
     # ------------------------------------------------------------------ calls
 
     def match_call(self, call: rec.Call) -> str | None:
-        """A new call -> the stored call another source gave the same chat, or None."""
-        if not self.shared(call.chat_id):
+        """A new call -> the stored call another source gave the same chat, or None. The calls
+        of that second are read along the chat's call index (not `shared` first: its walk over
+        every message of a chat that holds no other source's read a 560,000-message thread for
+        each new call in it, ~0.3 s; a chat without another source's rows gives none here)."""
+        if self.fresh:
             return None
         ct = m.Call.__table__
         start = to_second(_naive(call.started_at))
