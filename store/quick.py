@@ -80,14 +80,33 @@ SIDECARS = ("-wal",)
 READER_FILES = ("-shm",)
 
 
-def _files(path: Path) -> tuple[Path, list[Path]]:
+# a source's resolved path and the files under it, listed once for its fingerprint, size and digest
+Listing = tuple[Path, list[Path]]
+
+
+def _files(path: Path) -> Listing:
     root = path.resolve()  # the same files, however the path was typed or reached
     if root.is_file():
         return root, [root, *(side for suffix in SIDECARS
                               if (side := root.with_name(root.name + suffix)).is_file())]
-    # links inside a folder are not imported (importers.find_sources), so not looked at
-    return root, sorted(p for p in root.rglob("*")
-                        if p.is_file() and not p.is_symlink() and not p.name.endswith(READER_FILES))
+    found: list[str] = []
+    _walk_files(str(root), found)
+    return root, sorted(map(Path, found))
+
+
+def _walk_files(folder: str, found: list[str]) -> None:
+    """The regular files under `folder`, told apart by the folder's own listing (no stat per
+    entry: a Meta download is a few hundred thread folders, each listed for every check).
+    Links inside a folder are not imported (importers.find_sources), so not looked at."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            _walk_files(entry.path, found)
+        elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(READER_FILES):
+            found.append(entry.path)
 
 
 def _name(root: Path, f: Path) -> str:
@@ -95,12 +114,13 @@ def _name(root: Path, f: Path) -> str:
     return "" if f == root else f.relative_to(root).as_posix() if f.is_relative_to(root) else f.name
 
 
-def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None) -> str:
+def fingerprint(path: Path, platform: str, options: Mapping[str, Any] | None,
+                listed: Listing | None = None) -> str:
     """What tells a source changed: the size and modification time of every file under
     `path`, its platform and the import options (as recorded with the source)."""
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps({"platform": platform, **(options or {})}, sort_keys=True, default=str).encode())
-    root, files = _files(path)
+    root, files = listed or _files(path)
     for f in files:
         try:
             st = f.stat()
@@ -137,13 +157,14 @@ def digest_kind(recorded: object) -> str:
     return kind if kind in DIGEST_KINDS else CONTENT_HASH
 
 
-def content_digest(path: Path, options: dict, kind: str = CONTENT_HASH) -> str | None:
+def content_digest(path: Path, options: dict, kind: str = CONTENT_HASH,
+                   listed: Listing | None = None) -> str | None:
     """The bytes of every file under `path` (names and options too), as "<kind>:<hex>", or None
     beyond CONTENT_BUDGET: a re-export with only new modification times is then seen as
     unchanged for about 0.02 s of CPU per 100 MB, instead of being read and compared whole."""
     h = _new_hash(kind)
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    root, files = _files(path)
+    root, files = listed or _files(path)
     budget = CONTENT_BUDGET
     for f in files:
         try:
@@ -158,10 +179,10 @@ def content_digest(path: Path, options: dict, kind: str = CONTENT_HASH) -> str |
     return f"{kind}:{h.hexdigest()}"
 
 
-def total_size(path: Path) -> int:
+def total_size(path: Path, listed: Listing | None = None) -> int:
     """The bytes of every file under `path` (as the digests see them)."""
     size = 0
-    for f in _files(path)[1]:
+    for f in (listed or _files(path))[1]:
         try:
             size += f.stat().st_size
         except OSError:
@@ -174,14 +195,14 @@ class Digesting:
     run): for a source that changed for sure, the digest is only kept for the next import, so
     it need not hold the import up."""
 
-    def __init__(self, path: Path, options: dict) -> None:
+    def __init__(self, path: Path, options: dict, listed: Listing | None = None) -> None:
         self.digest: str | None = None
-        self._thread = threading.Thread(target=self._run, args=(path, options), daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(path, options, listed), daemon=True)
         self._thread.start()
 
-    def _run(self, path: Path, options: dict) -> None:
+    def _run(self, path: Path, options: dict, listed: Listing | None) -> None:
         try:
-            self.digest = content_digest(path, options)
+            self.digest = content_digest(path, options, listed=listed)
         except Exception:  # noqa: BLE001 - no digest is only a slower next re-export
             self.digest = None
 
@@ -224,20 +245,21 @@ def check_source(path: Path, platform: str, options: dict[str, Any], known: Know
     source, --force, another total size than the last import recorded), the digest kept for next
     time is made meanwhile, in a thread (`Check.digest()`), not before the import."""
     when = f"{known.imported_at:%Y-%m-%d %H:%M}" if known is not None and known.imported_at else "?"
-    check = Check(fingerprint(path, platform, options))
+    listed = _files(path)
+    check = Check(fingerprint(path, platform, options, listed))
     if known is not None and known.fingerprint == check.fingerprint and not force:
         check.notes.append(f"unchanged since it was imported on {when} UTC; --force reads it again")
         return check
-    check.size = total_size(path)
+    check.size = total_size(path, listed)
     digest_options = {"platform": platform, **options}
     # (a source whose fingerprint was cleared, e.g. by forget, is read again on purpose)
     if (known is None or force or not known.fingerprint or not known.state.get(CONTENT_STATE)
             or known.state.get(SIZE_STATE) not in (None, check.size)):
-        check.digesting = Digesting(path, digest_options)  # read whatever its bytes say
+        check.digesting = Digesting(path, digest_options, listed)  # read whatever its bytes say
         return check
     # (in the kind the store recorded: a digest an earlier version made still matches)
     recorded = known.state.get(CONTENT_STATE)
-    check.content = content_digest(path, digest_options, digest_kind(recorded))
+    check.content = content_digest(path, digest_options, digest_kind(recorded), listed)
     if check.content is not None and recorded == check.content:
         check.refresh = True
         check.notes.append(f"the same content as imported on {when} UTC (only its time changed); "

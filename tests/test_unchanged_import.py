@@ -190,6 +190,14 @@ def test_a_signal_folder_read_again_by_its_app_is_still_unchanged(cli, tmp_path)
     (folder / "sql" / "db.sqlite-wal").write_bytes(b"\0" * 32)  # a log is content: read again
     (third,) = reports(cli, str(folder))
     assert third["status"] == "ok"
+    outside = tmp_path / "elsewhere"  # links inside a folder are not followed, nor looked at
+    (outside / "deeper").mkdir(parents=True)
+    (outside / "deeper" / "db.sqlite").write_bytes(b"x")
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    (folder / "sql" / "linked.sqlite").symlink_to(outside / "deeper" / "db.sqlite")
+    assert [r["status"] for r in reports(cli, str(folder))] == ["unchanged"]
+    (outside / "deeper" / "db.sqlite").write_bytes(b"xy")
+    assert [r["status"] for r in reports(cli, str(folder))] == ["unchanged"]
 
 
 def _sources_state(home: Path) -> dict:
