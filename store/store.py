@@ -211,7 +211,10 @@ class Store:
         """A read connection, with database errors translated; inside a several-source import,
         its transaction (what the sources before wrote is seen, not yet committed)."""
         if self._group is not None:
-            yield self._group
+            try:
+                yield self._group  # (its first statement takes the write lock: a write's errors)
+            except OperationalError as e:
+                raise StoreError(_explain_write_error(e, self.home)) from e
             return
         try:
             with self.engine.connect() as conn:

@@ -243,3 +243,25 @@ def test_the_threads_of_one_download_find_the_same_people_as_imported_one_by_one
     people, _, messages = people_view(together)
     assert sorted(name for _, name, _ in people) == ["Anna Berg", "Ben Ortiz", "Dana Cruz", "me"]
     assert all(person for _, person in messages)
+
+
+def test_a_download_imported_while_another_process_writes_says_so(tmp_path, monkeypatch):
+    """Another process holds the store's write lock past the wait: the import of a download
+    stops with the database's own message (no traceback), and writes nothing."""
+    import chatmem.store.db as db_module
+    from chatmem.errors import StoreError
+
+    monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)
+    root = download(tmp_path / "dl")
+    home = tmp_path / "home"
+    with Store.open(home, load_config()) as store:
+        other = sqlite3.connect(home / "chatmem.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreError, match="locked by another process"):
+                store.import_sources(find_sources(root))
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+    assert sources(home) == {}
+    assert sum(r["messages"]["new"] for r in import_all(home, root)) == 90
