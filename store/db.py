@@ -7,8 +7,10 @@ SQLAlchemy URL (PostgreSQL is tested) works the same way.
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from .quick import SQLITE_FILE
 from .windows import keep_month_counts
 
 BUSY_TIMEOUT_MS = 30_000
+AUTOCHECKPOINT_PAGES = 1000  # SQLite's own default: a commit folds a log of more pages in
 # indexes added to tables of schema 3 after it was released, made where missing
 LATE_INDEXES = [ix for table in (Call.__table__, Message.__table__) for ix in table.indexes
                 if ix.name in ("ix_calls_chat_time", "ix_calls_chat_seq", "ix_messages_chat_seq")]
@@ -141,12 +144,62 @@ def ensure_indexes(engine: Engine) -> None:
 
 
 @contextmanager
-def write_connection(engine: Engine) -> Iterator[Connection]:
-    """A transaction that holds the write lock from its first statement."""
+def write_connection(engine: Engine, *, checkpoint: bool = True) -> Iterator[Connection]:
+    """A transaction that holds the write lock from its first statement. Without `checkpoint`,
+    its commit leaves the log to the caller (`checkpoint_deferred`)."""
     with engine.connect() as conn:
         conn.execution_options(**{WRITE_OPTION: True})
-        with conn.begin():
+        with (nullcontext() if checkpoint else checkpoint_deferred(conn)), conn.begin():
             yield conn
+
+
+@contextmanager
+def checkpoint_deferred(conn: Connection) -> Iterator[None]:
+    """On SQLite, the commits of `conn` inside leave the pages they wrote in the write-ahead
+    log instead of copying them into the database file there and then (SQLite's automatic
+    checkpoint): the caller folds them in with `Checkpoint` (an import: beside its index
+    catch-up). The connection's automatic checkpoint is back afterwards (or the connection is
+    dropped from the pool), so that every later write folds its log in as before."""
+    raw = conn.connection.driver_connection
+    if not isinstance(raw, sqlite3.Connection):
+        yield
+        return
+    raw.execute("PRAGMA wal_autocheckpoint=0")
+    try:
+        yield
+    finally:
+        try:
+            raw.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
+        except sqlite3.Error:
+            conn.invalidate()
+
+
+class Checkpoint:
+    """The write-ahead log folded into the SQLite database file in a thread of its own, while
+    the caller goes on (an import's index catch-up, which mostly waits for Python while the
+    checkpoint mostly waits for the disk); `wait()` before the caller returns. The checkpoint
+    is SQLite's passive one, as its automatic checkpoint at a commit: it copies the committed
+    pages that no reader still needs from the log, and whatever it leaves (a failure, another
+    process reading an older state) the next commit or the last connection's close folds in.
+    Nothing for a server database."""
+
+    def __init__(self, engine: Engine):
+        self._thread: threading.Thread | None = None
+        if engine.dialect.name == "sqlite":
+            self._thread = threading.Thread(target=self._run, args=(engine,), name="chatmem-checkpoint")
+            self._thread.start()
+
+    @staticmethod
+    def _run(engine: Engine) -> None:
+        with suppress(SQLAlchemyError, sqlite3.Error), engine.connect() as conn:
+            raw = conn.connection.driver_connection  # (outside a transaction, as SQLite's own)
+            if isinstance(raw, sqlite3.Connection):
+                raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
 
 
 def migrate(conn, from_version: int) -> None:

@@ -25,6 +25,8 @@ from . import models as m
 from .db import (
     SQLITE_FILE,
     WRITE_OPTION,
+    Checkpoint,
+    checkpoint_deferred,
     current_seq,
     init_schema,
     make_engine,
@@ -108,6 +110,9 @@ class Store:
         # source in a savepoint of it), committed every GROUP_SECONDS, and when it began
         self._group: Connection | None = None
         self._group_began = 0.0
+        # the write-ahead log of an import's last commit, folded into the database file in a
+        # thread while the index catches up (db.Checkpoint)
+        self._checkpoint: Checkpoint | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -192,7 +197,14 @@ class Store:
                                   "messages (open the store once where it can be written)")
         return store
 
+    def _fold_log_in(self) -> None:
+        """Wait for the checkpoint an import's last commit left running, if any."""
+        checkpoint, self._checkpoint = self._checkpoint, None
+        if checkpoint is not None:
+            checkpoint.wait()
+
     def close(self) -> None:
+        self._fold_log_in()
         self.index.close()
         self.engine.dispose()
         if self.private_on_close:
@@ -240,16 +252,18 @@ class Store:
             self.catch_up_vectors()
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def write(self, *, checkpoint: bool = True) -> Iterator[Connection]:
         """A write transaction (committed on success, rolled back on any error); inside a
         several-source import, a savepoint of its transaction (released on success, rolled
-        back on any error: the source lands whole with the next commit, or not at all)."""
+        back on any error: the source lands whole with the next commit, or not at all).
+        Without `checkpoint`, the commit leaves the write-ahead log to the caller's
+        `Checkpoint` (db.write_connection)."""
         try:
             if self._group is not None:
                 with self._group.begin_nested():
                     yield self._group
                 return
-            with write_connection(self.engine) as conn:
+            with write_connection(self.engine, checkpoint=checkpoint) as conn:
                 yield conn
         except OperationalError as e:
             raise StoreError(_explain_write_error(e, self.home)) from e
@@ -299,6 +313,7 @@ class Store:
                 if isinstance(e, Exception) and several and reports:  # and searchable
                     with suppress(Exception):
                         self._catch_up_after(reports, on_progress)
+                self._fold_log_in()  # (the checkpoint of what was saved, when not waited for above)
                 raise
             finally:
                 self._aliases_of, self._last_ingest, self._several = None, None, False
@@ -343,7 +358,12 @@ class Store:
                 conn.rollback()
             else:
                 self._remember_refreshed(more)
-                conn.commit()
+                if more:
+                    conn.commit()
+                else:  # the last commit: its log is folded in beside the index catch-up
+                    with checkpoint_deferred(conn):
+                        conn.commit()
+                    self._checkpoint = Checkpoint(self.engine)
         except OperationalError as e:
             raise StoreError(_explain_write_error(e, self.home)) from e
         self._group_began = time.monotonic()
@@ -372,8 +392,11 @@ class Store:
         """The index and vectors after several sources; a note on the last report as
         `import_source` makes one."""
         started = time.monotonic()
-        self.catch_up_index(on_progress=on_progress)
-        self.catch_up_vectors(on_progress)
+        try:
+            self.catch_up_index(on_progress=on_progress)
+            self.catch_up_vectors(on_progress)
+        finally:
+            self._fold_log_in()
         self._note_cut_short(reports[-1])
         reports[-1].seconds += time.monotonic() - started
 
@@ -439,7 +462,8 @@ class Store:
         self.phase = "database"
         after, self._last_ingest = self._last_ingest, None
         try:
-            with self.write() as conn:
+            # (with the index caught up here, the commit's checkpoint runs beside it)
+            with self.write(checkpoint=not index) as conn:
                 runs = m.ImportRun.__table__
                 run_id = _inserted_id(conn.execute(runs.insert().values(
                     path=key, platform=importer.platform, started_at=_utcnow(), status="running",
@@ -495,8 +519,13 @@ class Store:
             raise FormatError(f"{path}: cannot read the database ({e})") from e
         self.phase = None  # the source is saved (left "database" if interrupted before)
         if index:
-            self.catch_up_index(on_progress=on_progress)
-            self.catch_up_vectors(on_progress)
+            if self._group is None:
+                self._checkpoint = Checkpoint(self.engine)
+            try:
+                self.catch_up_index(on_progress=on_progress)
+                self.catch_up_vectors(on_progress)
+            finally:
+                self._fold_log_in()
             self._note_cut_short(report)
         report.seconds = time.monotonic() - started
         return report
