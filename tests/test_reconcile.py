@@ -187,3 +187,27 @@ def view_after_one(tmp_path: Path, source: Path) -> list[tuple]:
     one = Cli(tmp_path / "single")
     one("import", source)
     return view(one.home, "imessage")
+
+
+
+def test_a_message_after_a_later_one_is_still_matched_in_its_own_batch(cli, tmp_path, fixtures_dir,
+                                                                       monkeypatch):
+    """A chat's newest stored time answers the batches newer than it without a query: a later
+    batch of the same chat that goes back in time (a phone's clock set back) is still matched
+    against the other reader's messages of that time, each shown once."""
+    import shutil
+
+    monkeypatch.setattr("chatmem.store.ingest.BATCH", 1)  # one message a batch
+    config = ("--config", str(fixtures_dir / "config.yaml"))
+    export = tmp_path / "sigexport"
+    shutil.copytree(fixtures_dir / "signal" / "sigexport", export)
+    data = export / "Anna Berg" / "data.json"
+    data.write_text('{"date": "2024-03-09T10:00:00", "sender": "Anna Berg", "body": "After the clock fix"}\n'
+                    + data.read_text(encoding="utf-8"), encoding="utf-8")
+    cli(*config, "import", fixtures_dir / "signal" / "signal-desktop.sqlite")
+    cli(*config, "import", export)
+    rows = [r for r in view(cli.home, "signal") if len(r) > 5]
+    anna = [(r[2], " ".join((r[3] or "").split())) for r in rows if r[0] == "Anna Berg"]
+    assert len(anna) == len(set(anna)) and [t for _, t in anna].count("After the clock fix") == 1
+    again = cli.json(*config, "import", export, "--force")
+    assert again[0]["messages"]["new"] == again[0]["messages"]["updated"] == 0
