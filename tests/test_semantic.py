@@ -420,3 +420,44 @@ def test_a_large_catch_up_is_written_a_segment_at_a_time_and_searched_the_same(t
         nearest_ok()
     small = [s for s in vs.state()["segments"] if vs._rows(s) < 10]
     assert len(small) <= 2  # packed: the edits' small segments did not pile up
+
+
+@pytest.mark.parametrize("bits", [3, 22])
+def test_a_later_catch_up_replaces_exactly_the_rows_of_its_ids(tmp_path, monkeypatch, bits):
+    """An edited message's old row is found in every older segment whatever the ids' lengths (a
+    segment's ids are as wide as its longest: 'm_1' is stored wider beside a long id than in a
+    catch-up of short ones), and no other row is (with a probe table of 8 flags nearly every row
+    is a candidate: only the exact comparison tells them apart)."""
+    from chatmem.store import vectors
+    from chatmem.store.vectors import VectorRow, VectorStore
+
+    monkeypatch.setattr(vectors, "PROBE_BITS", bits)
+    monkeypatch.setattr(vectors, "SEGMENT_ROWS", 16)
+    monkeypatch.setattr(vectors, "EMBED_BATCH", 4)
+    monkeypatch.setattr(vectors, "MAX_SEGMENTS", 100)  # no packing: each catch-up's rows stay apart
+    ids = [f"m_{i}" for i in range(40)] + [f"c_{'x' * n}" for n in range(1, 30)]
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(len(ids) + 10, emb.DIM)).astype(np.float32)
+    table /= np.linalg.norm(table, axis=1, keepdims=True)
+    says = {i: k for k, i in enumerate(ids)}  # message id -> row of `table` it says
+
+    def catch_up(batch: list[str], seq: int) -> None:
+        vs.add((VectorRow(i, str(says[i]), "s_a", None, 86400) for i in batch), seq,
+               lambda texts: table[[int(t) for t in texts]], "test")
+
+    def nearest(k: int) -> str:
+        return vs.search(table[k], 1, shortlist=1000)[0][0]
+
+    vs = VectorStore(tmp_path / "vectors")
+    catch_up(ids, 1)
+    assert len(vs.state()["segments"]) >= 4 and vs.count() == len(ids)
+    edited = ["m_1", "m_12", "c_x", "c_xxxxxxxxxxxxxxxxxxxxxxxxxxxx"]  # m_1 a prefix of m_12...
+    for n, i in enumerate(edited):
+        says[i] = len(ids) + n
+    catch_up(["m_1", "m_12"], 2)  # only short ids: a narrower segment than the first ones
+    catch_up(["c_x", "c_xxxxxxxxxxxxxxxxxxxxxxxxxxxx"], 3)
+    assert vs.count() == len(ids)  # each edit replaced one row, no more, no fewer
+    assert [nearest(says[i]) for i in edited] == edited
+    assert nearest(ids.index("m_10")) == "m_10"  # untouched rows live on
+    assert vs.remove(["m_1", "m_2", "c_xx", "m_999"]) == 3
+    assert vs.count() == len(ids) - 3
