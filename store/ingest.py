@@ -18,7 +18,7 @@ from dataclasses import asdict, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, or_, select, tuple_
+from sqlalchemy import and_, bindparam, case, func, or_, select
 from sqlalchemy.engine import Connection
 
 from chatmem import records as rec
@@ -680,13 +680,16 @@ class Ingest:
         keyed: dict[tuple, rec.Reaction] = {}
         for r in batch:
             keyed[(r.target_id, r.sender, r.emoji)] = r
-        keys = list(keyed)
+        # the reactions of these messages, along the message_id index (SQLite reads every row of
+        # the table for a (message_id, sender, emoji) IN list: 4 ms a batch at a million messages)
+        targets = list({key[0] for key in keyed})
         existing: dict[tuple, bool] = {}
-        for i in range(0, len(keys), SQL_CHUNK):
-            part = keys[i:i + SQL_CHUNK]
+        for i in range(0, len(targets), SQL_CHUNK):
             for row in self.conn.execute(select(t.c.message_id, t.c.sender, t.c.emoji, t.c.removed)
-                                         .where(tuple_(t.c.message_id, t.c.sender, t.c.emoji).in_(part))):
-                existing[(row.message_id, row.sender, row.emoji)] = row.removed
+                                         .where(t.c.message_id.in_(targets[i:i + SQL_CHUNK]))):
+                key = (row.message_id, row.sender, row.emoji)
+                if key in keyed:
+                    existing[key] = row.removed
         inserts = []
         for key, r in keyed.items():
             if key not in existing:

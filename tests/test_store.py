@@ -196,6 +196,32 @@ def test_reactions_are_attached_to_their_message_not_messages(cli, home):
     assert versions == ["Count me in"]
 
 
+
+def test_a_reimport_keeps_each_reaction_once_and_takes_its_removal(cli, home, tmp_path):
+    """Reactions are told apart by message, sender and emoji together: the same emoji by the same
+    sender on another message, another sender's on the same message, and a removal of one of
+    them are each what the newer export says, and nothing is counted or stored twice."""
+    thumbs, heart, laugh = "\U0001f44d", "\u2764", "\U0001f602"
+    first = [msg("one", "2024-03-01T18:00:00+01:00",
+                 reactions=[{"emoji": thumbs, "sender": "Anna Berg"}, {"emoji": heart, "sender": "Ben Ortiz"}]),
+             msg("two", "2024-03-01T18:01:00+01:00", reactions=[{"emoji": heart, "sender": "Anna Berg"}])]
+    path = write_jsonl(tmp_path / "chat.jsonl", first)
+    assert cli.json("import", path)[0]["reactions"] == 3
+    later = [msg("one", "2024-03-01T18:00:00+01:00",
+                 reactions=[{"emoji": thumbs, "sender": "Anna Berg", "removed": True},
+                            {"emoji": heart, "sender": "Ben Ortiz"}, {"emoji": laugh, "sender": "Anna Berg"}]),
+             msg("two", "2024-03-01T18:01:00+01:00",
+                 reactions=[{"emoji": heart, "sender": "Anna Berg"}, {"emoji": thumbs, "sender": "Anna Berg"}]),
+             msg("three", "2024-03-01T18:02:00+01:00", reactions=[{"emoji": heart, "sender": "Ben Ortiz"}])]
+    write_jsonl(path, later)
+    assert cli.json("import", path)[0]["reactions"] == 3  # laugh on one, thumbs on two, heart on three
+    with Store.open(home) as store, store.read() as conn:
+        rows = conn.execute(select(Message.text, Reaction.sender, Reaction.emoji, Reaction.removed)
+                            .join(Message, Message.id == Reaction.message_id)).all()
+    assert sorted(rows) == sorted([
+        ("one", "Anna Berg", thumbs, True), ("one", "Ben Ortiz", heart, False), ("one", "Anna Berg", laugh, False),
+        ("two", "Anna Berg", heart, False), ("two", "Anna Berg", thumbs, False), ("three", "Ben Ortiz", heart, False)])
+
 def test_sync_reimports_only_sources_that_changed(cli, tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", [msg("one", "2024-01-01T10:00:00+00:00")])
     b = write_jsonl(tmp_path / "b.jsonl", [msg("two", "2024-01-01T11:00:00+00:00", chat="Ben Ortiz", sender="Ben Ortiz")])
