@@ -52,11 +52,11 @@ from .scan import (
     Skip,
     Span,
     parts,
-    span_digest,
 )
 from .service import plain_text, service_text
 
 PLATFORM = "telegram"
+DIGEST_HEX = 32  # the hex digits of json_scan.new_digest's XXH3-128 (an earlier SHA-256 has 64)
 CHAT_TYPES = ("personal_chat", "bot_chat", "saved_messages", "replies", "private_group",
               "private_supergroup", "public_supergroup", "private_channel", "public_channel")
 ONE_TO_ONE = {"personal_chat", "bot_chat", "saved_messages", "replies"}
@@ -318,7 +318,22 @@ class _Run:
             return
         data, start = part.data, part.start
         size = len(data)
-        if start + was["L"] <= size and span_digest(data, start, start + was["L"], was["d"]) == was["d"]:
+        grown = bool(was.get("ok") and was.get("n")) and start + was["P"] <= size
+        # one read of the bytes the last import had: the hash of its messages' part (`P` bytes,
+        # what a chat that only grew starts with) is taken on the way to the whole chat's (`L`)
+        head = None
+        if start + was["L"] <= size:
+            whole = new_digest(like=was["d"])
+            if grown and 0 <= was["P"] <= was["L"] and len(was["p"]) == len(was["d"]):
+                data.hash_into(whole, start, start + was["P"])
+                head = whole.copy()
+                data.hash_into(whole, start + was["P"], start + was["L"])
+            else:
+                data.hash_into(whole, start, start + was["L"])
+            same = whole.hexdigest() == was["d"]
+        else:
+            same = False
+        if same:
             part.plan = Skip(was["L"])
             self.skipped += 1
             self.missing_files += was.get("miss", 0)
@@ -326,9 +341,12 @@ class _Run:
             assert self.only is not None
             self.only.carry(state.record.id)
             return
-        if (was.get("ok") and was.get("n") and start + was["P"] <= size
-                and span_digest(data, start, start + was["P"], was["p"]) == was["p"]):
-            part.plan = From(was["P"], was["n"])
+        if head is None and grown:
+            head = new_digest(like=was["p"])
+            data.hash_into(head, start, start + was["P"])
+        if grown and head is not None and head.hexdigest() == was["p"]:
+            # (the scanner goes on hashing from there: a digest of the kind it makes)
+            part.plan = From(was["P"], was["n"], hashed=head if len(was["p"]) == DIGEST_HEX else None)
             self.grown += 1
             state.owners = set(was.get("own") or [])
             state.decided = True

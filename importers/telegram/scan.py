@@ -18,7 +18,8 @@ A ChatHead's `plan` tells what to do with the chat's messages: None decodes them
 steps over the next n bytes from the chat's `{` (the caller checked they are a chat it has,
 `span_digest`); `From(offset, rows)` resumes after the message that ends `offset` bytes into the
 chat (the caller checked those bytes are the chat's start it has) — the messages past it are
-decoded, numbered from rows + 1.
+decoded, numbered from rows + 1, and the chat's digests go on from the caller's hash of those
+bytes when it passes it (`hashed`).
 
 A file that is not complete JSON, not UTF-8, or no Telegram export is a FormatError naming the
 file, the line, the column and the byte where the reading stopped.
@@ -47,6 +48,9 @@ class Skip:
 class From:
     offset: int  # bytes from the chat's "{" to the end of its last message already had
     rows: int  # messages before that point
+    # the XXH3 (json_scan.new_digest) of those `offset` bytes as the caller hashed them to check
+    # them, going on over the rest: the chat's digests without reading its start again
+    hashed: Any = None
 
 
 @dataclass
@@ -236,8 +240,12 @@ class _Walk:
             c.take("}", "'}'")
         end = c.pos()
         span = Span(start, end, last, row)
-        h = new_digest()
-        self.data.hash_into(h, start, last)
+        if isinstance(plan, From) and plan.hashed is not None:
+            h = plan.hashed
+            self.data.hash_into(h, start + plan.offset, last)
+        else:
+            h = new_digest()
+            self.data.hash_into(h, start, last)
         span.prefix_digest = h.hexdigest()
         self.data.hash_into(h, last, end)
         span.digest = h.hexdigest()
