@@ -96,6 +96,46 @@ def test_appended_items_are_parsed_alone_and_quotes_of_old_ones_link(tmp_path, i
     assert linked and linked[0][9] is not None  # the quote became a reply link
 
 
+def test_quotes_of_old_messages_link_however_their_time_is_written(tmp_path):
+    """The blocks not read are searched for a quoted message's time: found when the old item
+    writes it as a number, or as a string spelled with JSON escapes; a message of the same time
+    by someone else is not the one quoted. The store ends as a whole read of the export."""
+    folder = tmp_path / "signal-export-2024-03-02"
+    lines = base(folder)
+    as_number, escaped = item_at(lines, 5), item_at(lines, 1100)
+    as_number["dateSent"] = int(as_number["dateSent"])
+    other = item_at(lines, 12)  # same time as message 14's, written by the other side
+    mine = item_at(lines, 14)
+    other["dateSent"], other["authorId"] = mine["dateSent"], str(R_BEN)
+    text = "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in lines)
+    spelled = escaped["dateSent"]
+    written = "".join(f"\\u{ord(c):04x}" for c in spelled)
+    text = text.replace(f'"dateSent": "{spelled}"', f'"dateSent": "{written}"', 1)
+    assert written in text
+    write(folder, [])
+    (folder / "main.jsonl").write_text(text, encoding="utf-8")
+    home = tmp_path / "home"
+    assert import_path(home, folder)["messages"]["new"] > FILLER
+
+    new = filler(FILLER, 4)
+    for frame, target in zip(new, (as_number, escaped, mine), strict=False):
+        frame["chatItem"]["standardMessage"]["quote"] = {
+            "targetSentTimestamp": str(target["dateSent"]), "authorId": target["authorId"],
+            "text": {"body": "quoted"}}
+    appended = "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in new)
+    (folder / "main.jsonl").write_text(text + appended, encoding="utf-8")
+    later(folder / "main.jsonl")
+    report = import_path(home, folder)
+    assert report["messages"]["new"] == 4
+    assert "parsed 1 of 3 block(s)" in note(report, "re-import")
+    rows = store_rows(home)
+    assert rows == fresh(tmp_path, folder)
+    replies = {r[10]: r[9] for r in rows["messages"]}
+    quoting = [replies[json.dumps(f, ensure_ascii=False)] for f in new[:3]]
+    assert all(quoting), quoting  # each quote became a reply link, as in the whole read
+    assert len(set(quoting)) == 3
+
+
 def test_an_edit_a_deletion_and_a_reaction_in_old_blocks_are_picked_up(tmp_path, imported):
     home, folder, lines = imported
     edited, gone, liked = item_at(lines, 40), item_at(lines, 1500), item_at(lines, 41)

@@ -168,7 +168,6 @@ class _Run:
         self.files = self._index_files()
         self.plan: Plan | None = None
         self.block: int | None = None  # the block being read
-        self.loaded: set[int] = set()  # blocks not read, parsed for quote targets
         self.dry = False  # parsing a block not read: nothing is yielded
         self.trace: list[Any] = []  # the current block's file lookups
         self.low: int | None = None  # the current block's earliest and latest item time
@@ -256,14 +255,19 @@ class _Run:
                 yield Problem(self.where, number, f"unexpected frame ({e})", text,
                               self._chat_of(frame))
 
-    def _dry(self, seg: Segment, only_files: bool = False, keep_trace: bool = False) -> None:
+    def _dry(self, seg: Segment, only_files: bool = False, keep_trace: bool = False,
+             naming: bytes | None = None) -> None:
         """Parse a block not read this time for what it tells without yielding it: its message
-        ids (added to `seen`), and with `keep_trace` its file lookups (left in `trace`)."""
+        ids (added to `seen`), and with `keep_trace` its file lookups (left in `trace`). With
+        `naming`, only the lines holding those bytes, or a JSON escape that could spell them,
+        are parsed."""
         saved = (self.counts.copy(), self.trace, self.low, self.high, self.dry)
         self.trace, self.dry = [], True
         try:
             for number, line in read_lines(self.main, seg):
                 if only_files and not has_file_lookup(line):
+                    continue
+                if naming is not None and naming not in line and b"\\u" not in line:
                     continue
                 try:
                     frame = json.loads(line)
@@ -296,16 +300,21 @@ class _Run:
 
     def _earlier(self, target: str, sent: int) -> bool:
         """Whether the message `target` (sent at `sent`) is in a block before this one that was
-        not read this time: the blocks whose times cover `sent` are parsed to see."""
+        not read this time: in the blocks whose times cover `sent`, the lines that hold `sent`'s
+        digits are parsed to see. (A message id is its author's and its time's: an item with
+        that id has that `dateSent`, written as a number or a string of digits, so its line holds
+        them unless JSON escapes spell them, and a line with an escape is parsed too.)"""
         plan = self.plan
         if self.dry or plan is None or not plan.resumed or self.block is None:
             return False
+        digits = str(sent).encode()
         for b, facts in plan.prev_blocks.items():
             block = int(b)
-            if (block < self.block and block not in plan.read and block not in self.loaded
+            if target in self.seen:
+                break
+            if (block < self.block and block not in plan.read
                     and isinstance(facts.get("lo"), int) and facts["lo"] <= sent <= facts["hi"]):
-                self.loaded.add(block)
-                self._dry(plan.scan.blocks[block])
+                self._dry(plan.scan.blocks[block], naming=digits)
         return target in self.seen
 
     def _metadata_notes(self) -> list[str]:
