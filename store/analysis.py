@@ -215,7 +215,9 @@ def doc_terms(text: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, int]:
 
     What a token adds depends only on its own characters and the language, so each distinct
     token's terms are worked out once and remembered (chat vocabulary repeats: at 100k
-    messages nine tokens in ten are found in the memory).
+    messages nine tokens in ten are found in the memory). Links are not remembered: most are
+    written once, and the memory of every one (~500 bytes: the link, its parts, their tuple)
+    grew with the archive (~10 MB at a million messages, in the import's peak).
     """
     memo = _TOKEN_TERMS.get(lang)
     if memo is None or len(memo) > _MEMO_LIMIT:
@@ -225,7 +227,9 @@ def doc_terms(text: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, int]:
     for raw in _RAW_TOKEN.findall(text):
         terms = memo.get(raw)
         if terms is None:
-            terms = memo[raw] = tuple(t for tok in tokens(raw, lang) for t in _doc_token_terms(tok))
+            terms = tuple(t for tok in tokens(raw, lang) for t in _doc_token_terms(tok))
+            if not raw.startswith(_LINK_STARTS):
+                memo[raw] = terms
         for t in terms:
             freqs[t] = get(t, 0) + 1
     return freqs
@@ -244,6 +248,7 @@ def _doc_token_terms(tok: Token) -> list[str]:
 _RAW_TOKEN = re.compile(re.sub(r"\(\?P<\w+>", "(?:", TOKEN.pattern))
 _TOKEN_TERMS: dict[str, dict[str, tuple[str, ...]]] = {}
 _MEMO_LIMIT = 300_000
+_LINK_STARTS = ("https://", "http://", "www.")  # how TOKEN's `url` tokens start
 
 
 def phrase_keys(text: str) -> list[str]:

@@ -54,6 +54,7 @@ from chatmem.records import KINDS
 
 from . import models as m
 from .analysis import DEFAULT_LANGUAGE, doc_terms, guess_language
+from .heap import map_large_blocks, release_memory
 from .media import ATTACHMENT_TYPES, attachment_type
 from .merge import in_commit, merge_all
 from .people import sender_name
@@ -357,6 +358,8 @@ class FullTextIndex:
         writer = ix.writer()
         segments = []
         n = 0
+        map_large_blocks()  # the builder's big arrays and buffers mapped, given back when freed
+        release_memory()  # and what the ingest before it left free in the heap
         builder = SegmentBuilder(self.folder)  # its spool and run files beside the index, on its disk
         metas: dict[tuple, int] = {}
         with gc_paused():  # the builder's many small lists make collections slow
@@ -479,6 +482,7 @@ def _write_segment(builder: SegmentBuilder, writer: Any) -> Any:
     a segment of 2,000 documents, and a full one after it finds nothing more)."""
     segment = builder.write(writer.storage, writer.indexname, writer.schema, writer.codec)
     gc.collect(0)
+    release_memory()  # what the write freed, back to the system before the next segment's build
     return segment
 
 

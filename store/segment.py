@@ -29,6 +29,7 @@ import sys
 import tempfile
 import zlib
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from hashlib import md5
@@ -54,7 +55,9 @@ RUN_POSTINGS = 250_000
 RUN_READ_BYTES = 1 << 16  # read buffer of each run file while the runs are merged
 FIELDS = ("c", "id", "t", "who")  # the fields a segment's terms are in, in the terms table's order
 COPY_BYTES = 1 << 20  # the spool copied into the segment this much at a time
+COLUMN_NUMBERS = 1 << 16  # a column's lengths and offsets written this many at a time
 _ONE = struct.pack("!I", 1)
+_NONE = array("I")  # no (document, frequency) pairs
 _INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
 _UINT = struct.Struct("!I")
 # W3TermInfo.to_bytes of a term whose postings are in the postings file: flags, total weight,
@@ -78,23 +81,50 @@ def _put_fixed(writer: Any, data: bytes, count: int) -> None:
     writer._count = count
 
 
-def _put_var(writer: Any, data: Iterable[bytes], lengths: Sequence[int]) -> None:
+def _grown_typecode(top: int) -> str:
+    """The typecode Whoosh's `GrowableArray(allow_longs=False)` ends with after holding numbers
+    up to `top` (it starts as "B" and widens to the smallest type that takes a number too big)."""
+    if top < 1 << 8:
+        return "B"
+    if top < 1 << 16:
+        return "H"
+    if top < 1 << 31:
+        return "i"
+    if top < 1 << 32:
+        return "I"
+    raise OverflowError(f"{top!r} is too big to fit in an array")
+
+
+def _put_var(writer: Any, data: Iterable[bytes | bytearray], lengths: array) -> None:
     """All values of a variable-width column at once (a `VarBytesColumn.Writer` with nothing
     in it yet), their bytes as `data` (chunks, concatenated in order) and each value's length:
-    the same bytes and length/offset arrays as adding them one by one."""
+    the same bytes as adding them one by one and finishing the column, its arrays of lengths and
+    offsets written COLUMN_NUMBERS at a time (the column's writer holds both, a number per
+    document, until it finishes; its `finish` then has nothing left to write)."""
+    dbfile = writer._dbfile
     for chunk in data:
-        writer._dbfile.write(chunk)
-    offsets = array("q", accumulate(lengths, initial=0))
-    writer._offset_base = offsets.pop()
-    for grown, numbers in ((writer._lengths, lengths), (writer._offsets, offsets)):
-        if numbers:  # widened once for the largest number, as GrowableArray.append would
-            top = max(numbers)
-            try:
-                array(grown.typecode, [top])
-            except OverflowError:
-                grown._retype(top)
-            grown.array.extend(iter(numbers))
-    writer._count = len(lengths)
+        dbfile.write(chunk)
+    n = len(lengths)
+    lcode = _grown_typecode(max(lengths)) if n else "B"
+    for i in range(0, n, COLUMN_NUMBERS):
+        part = array(lcode, lengths[i:i + COLUMN_NUMBERS])
+        dbfile.write(part.tobytes() if _BIG_ENDIAN or lcode == "B" else _swapped(part))
+    # Whoosh writes the offsets only for a column of many values (VarBytesColumn.Writer.finish)
+    with_offsets = writer.allow_offsets and n > writer.cutoff
+    if with_offsets:
+        base = 0
+        ocode = _grown_typecode(sum(lengths) - lengths[-1])  # the last offset is the largest
+        for i in range(0, n, COLUMN_NUMBERS):
+            part = array(ocode, accumulate(lengths[i:i + COLUMN_NUMBERS], initial=base))
+            base = part.pop()
+            dbfile.write(part.tobytes() if _BIG_ENDIAN or ocode == "B" else _swapped(part))
+    dbfile.write(lcode.encode("ascii") + (ocode.encode("ascii") + b"X" if with_offsets else b""))
+    writer._count = n
+    writer.finish = _finished
+
+
+def _finished(doccount: int) -> None:
+    """The `finish` of a column whose values and arrays `_put_var` wrote."""
 
 
 def _deflate(data: bytes, level: int = COMPRESS_LEVEL) -> bytes:
@@ -223,13 +253,13 @@ class SegmentBuilder:
         self._spool.write(self._stored)
         self._stored = bytearray()
 
-    def _stored_chunks(self) -> Iterator[bytes]:
+    def _stored_chunks(self) -> Iterator[bytes | bytearray]:
         """Every document's stored fields, in order, a chunk at a time."""
         if self._spool is not None:
             self._spool.seek(0)
             while chunk := self._spool.read(COPY_BYTES):
                 yield chunk
-        yield bytes(self._stored)
+        yield self._stored  # (not a copy: up to SPOOL_BYTES)
 
     def _held(self) -> list[tuple[str, Iterator[Posting]]]:
         """The postings held in memory, field by field, each field's terms in order."""
@@ -477,7 +507,6 @@ def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[Posting], scored: b
     infos: list[bytes] = []
     pack_info, pack_int, magic = _TERM_INFO.pack, _INT.pack, WHOOSH3_HEADER_MAGIC
     for term, ids, pairs in posts:
-        fmap = dict(zip(pairs[::2], pairs[1::2])) if pairs else None
         start = offset
         count = len(ids)
         if len(keys) >= WRITE_TERMS or offset - pending >= WRITE_BYTES:
@@ -493,7 +522,7 @@ def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[Posting], scored: b
                 f = 1
                 lb = 0
             else:
-                f = fmap.get(d, 1) if fmap is not None else 1
+                f = pairs[1] if pairs else 1
                 data = dumps(((d,), None if f == 1 else (float(f),), _UINT.pack(f)), 2)
                 lb = lengths[d]  # type: ignore[index]
             if len(data) >= COMPRESS_FROM:
@@ -510,16 +539,22 @@ def _write_field(fw: Any, slots: _HashSlots, posts: Iterable[Posting], scored: b
         total_w = 0.0
         maxw = 0.0
         minlb, maxlb = 255, 0
+        # the documents with a frequency above 1 and their frequencies, walked along the blocks
+        # (a dict of them all took ~100 bytes a pair: ~10 MB for a common word of a 1M segment)
+        pdocs, pfreqs, at = (pairs[::2], pairs[1::2], 0) if pairs else (_NONE, _NONE, 0)
         for b in range(0, count, BLOCK):
             bids = ids[b:b + BLOCK] if count > BLOCK else ids
             k = len(bids)
             deltas = tuple(map(sub, bids, [0, *bids[:-1]])) if k > 1 else (bids[0],)
-            if fmap is None:
+            end = bisect_right(pdocs, bids[-1], at)
+            if end == at:  # every frequency of the block is 1
                 weights: Any = None
                 bmaxw = 1.0
                 wsum = float(k)
-                values = _ONE * k if scored else None
+                values = _ONE * k if scored or pairs else None
             else:
+                fmap = dict(zip(pdocs[at:end], pfreqs[at:end]))
+                at = end
                 fs = [fmap.get(d, 1) for d in bids]
                 bmaxw = float(max(fs))
                 wsum = float(sum(fs))

@@ -519,6 +519,9 @@ class Store:
             raise FormatError(f"{path}: cannot read the database ({e})") from e
         self.phase = None  # the source is saved (left "database" if interrupted before)
         if index:
+            # the ingest's maps and filter (~5 MB at a million messages) let go of before the
+            # index build, whose peak is the import's
+            del ingest, records
             if self._group is None:
                 self._checkpoint = Checkpoint(self.engine)
             try:

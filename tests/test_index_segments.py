@@ -191,3 +191,35 @@ def test_a_segment_written_with_collections_paused_leaves_no_garbage_behind(tmp_
     finally:
         writer.cancel()
         ix.close()
+
+
+@pytest.mark.parametrize("numbers", [1 << 16, 3], ids=["one-piece", "in-pieces"])
+@pytest.mark.parametrize("sizes", [[5, 0, 17], [3, 300, 2, 70_000, 0, 9, 1]], ids=["bytes", "wider"])
+@pytest.mark.parametrize("cutoff", [2**15, 2], ids=["lengths", "with-offsets"])
+def test_a_stored_column_written_at_once_is_the_bytes_whoosh_writes(monkeypatch, numbers, sizes, cutoff):
+    """The stored column's values with their arrays of lengths (and of offsets, for a column of
+    many values) written in pieces of `COLUMN_NUMBERS`: the bytes Whoosh's column writer gives
+    adding them one by one, whatever the numbers' width (a byte, two, four)."""
+    from io import BytesIO
+
+    from whoosh.columns import VarBytesColumn
+    from whoosh.filedb.structfile import StructFile
+
+    monkeypatch.setattr(segment_mod, "COLUMN_NUMBERS", numbers)
+    values = [bytes([65 + i % 26]) * n for i, n in enumerate(sizes)]
+    column = VarBytesColumn(write_offsets_cutoff=cutoff)
+    out = []
+    for one_by_one in (True, False):
+        f = StructFile(BytesIO())
+        w = column.writer(f)
+        if one_by_one:
+            for d, v in enumerate(values):
+                w.add(d, v)
+        else:
+            segment_mod._put_var(w, [b"".join(values[:2]), b"".join(values[2:])],
+                                 segment_mod.array("I", map(len, values)))
+        w.finish(len(values))
+        out.append(f.file.getvalue())
+    assert out[0] == out[1]
+    reader = column.reader(StructFile(BytesIO(out[1])), 0, len(out[1]), len(values))
+    assert [reader[d] for d in range(len(values))] == values
