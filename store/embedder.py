@@ -82,7 +82,9 @@ class Embedder:
         scales = np.load(files[1])
         if table.ndim != 2 or table.shape[1] != DIM or scales.shape != (len(table),):
             raise SemanticUnavailable(f"unexpected model table in {folder}: shape {table.shape}")
-        self.table = table.astype(np.float32) * scales[:, None].astype(np.float32)
+        # the int8 rows times their scales made in float32 straight into the one table (a float
+        # copy of the int8 table first cost ~0.05 s more of every catch-up: 30 MB of fresh pages)
+        self.table = np.multiply(table, scales[:, None].astype(np.float32), dtype=np.float32)
         self.name: str = model_name(folder)
         self.tokenizer = Tokenizer.from_file(str(files[2]))
         self.tokenizer.no_padding()
