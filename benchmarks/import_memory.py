@@ -5,7 +5,8 @@
 Imports SOURCE into the store at HOME (made when missing) in this process, as `chatmem import`
 does, with a thread reading the process's RSS every 0.05 s. Prints, for each phase (the
 importer's read with the ingest, `Ingest.flush_messages` inside it, the index catch-up and its
-segment writes, the rest), the peak RSS seen while it ran, and the RSS at its start and end;
+segment writes, with the semantic extra the vectors' catch-up, its model load and its segment
+writes, the rest), the peak RSS seen while it ran, and the RSS at its start and end;
 then the process's high-water mark (VmHWM, what `/usr/bin/time` reports). With `--tracemalloc N`
 (slow: about three times the CPU), Python's own allocations are traced and the N biggest
 allocation sites are printed as the largest segment write starts (where the index builder holds
@@ -106,6 +107,15 @@ def main() -> None:
     phases.wrap(store_mod.Store, "catch_up_index", "index")
     phases.wrap(ingest_mod.Ingest, "feed", "feed (read + ingest)")
     phases.wrap(ingest_mod.Ingest, "flush_messages", "flush_messages")
+    try:  # with the semantic extra: the vectors' catch-up, the model's load, its segment writes
+        from chatmem.store import embedder as embedder_mod
+        from chatmem.store import vectors as vectors_mod
+
+        phases.wrap(store_mod.Store, "catch_up_vectors", "vectors")
+        phases.wrap(embedder_mod.Embedder, "__init__", "model load")
+        phases.wrap(vectors_mod.VectorStore, "_write_segment", "vector segment write", snapshot=True)
+    except ImportError:
+        pass
     if args.tracemalloc:
         tracemalloc.start(1)
     sampler = threading.Thread(target=phases.sample, daemon=True)

@@ -82,9 +82,11 @@ class Embedder:
         scales = np.load(files[1])
         if table.ndim != 2 or table.shape[1] != DIM or scales.shape != (len(table),):
             raise SemanticUnavailable(f"unexpected model table in {folder}: shape {table.shape}")
-        # the int8 rows times their scales made in float32 straight into the one table (a float
-        # copy of the int8 table first cost ~0.05 s more of every catch-up: 30 MB of fresh pages)
-        self.table = np.multiply(table, scales[:, None].astype(np.float32), dtype=np.float32)
+        # kept as int8 with a float32 scale a row (7.8 MB); the float32 rows of the tokens a new
+        # piece has are made as they are needed (the same products): the whole float32 table was
+        # 31 MB more (and its 30 MB of fresh pages cost every catch-up ~0.05 s CPU)
+        self.table = table.astype(np.int8, copy=False)
+        self.scales = scales.astype(np.float32)
         self.name: str = model_name(folder)
         self.tokenizer = Tokenizer.from_file(str(files[2]))
         self.tokenizer.no_padding()
@@ -97,8 +99,10 @@ class Embedder:
         import numpy as np
 
         self._pieces: dict[str, int] = {}  # piece -> its row in _sums and _counts
-        self._sums = np.zeros((1024, DIM), dtype=np.float32)  # sum of the piece's token vectors
-        self._counts = np.zeros(1024, dtype=np.int64)  # how many tokens it has
+        # made at their full size once (np.empty: a row takes memory only when it is written);
+        # growing them by copies held the old rows and the new beside each other
+        self._sums = np.empty((PIECE_CACHE, DIM), dtype=np.float32)  # sum of the piece's token vectors
+        self._counts = np.empty(PIECE_CACHE, dtype=np.int64)  # how many tokens it has
 
     def _learn(self, pieces: list[str]) -> None:
         """Tokenize pieces not seen yet and remember their token-vector sums."""
@@ -106,10 +110,9 @@ class Embedder:
 
         first = len(self._pieces)
         need = first + len(pieces)
-        if need > len(self._counts):
-            size = max(need, min(2 * len(self._counts), PIECE_CACHE))
-            self._sums = np.resize(self._sums, (size, DIM))
-            self._counts = np.resize(self._counts, size)
+        if need > len(self._counts):  # one batch of more new pieces than the cache holds
+            self._sums = np.concatenate([self._sums[:first], np.empty((need - first, DIM), np.float32)])
+            self._counts = np.concatenate([self._counts[:first], np.empty(need - first, np.int64)])
         lengths, sums = self._sum_tokens(self.token_ids(pieces))
         self._sums[first:need] = sums
         self._counts[first:need] = lengths
@@ -127,7 +130,9 @@ class Embedder:
         lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
         ids = np.fromiter((i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum()))
         np.clip(ids, 0, len(self.table) - 1, out=ids)
-        return lengths, _segment_sums(self.table, ids, lengths)
+        used, rows = np.unique(ids, return_inverse=True)
+        vectors = self.table[used].astype(np.float32) * self.scales[used, None]
+        return lengths, _segment_sums(vectors, rows.reshape(-1), lengths)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), 256) float32, each row unit length (all zeros for a text with no tokens)."""
@@ -138,11 +143,12 @@ class Embedder:
         cut = [t[:MAX_CHARS] for t in texts]
         unique = list(dict.fromkeys(cut))  # a text said twice ("ok", "haha") is embedded once
         with self._lock:
-            if len(self._pieces) > PIECE_CACHE:
-                self._forget()
-            known = self._pieces
             split = [PIECE.findall(t) for t in unique]
-            new = {k: None for keys in split for k in keys if k not in known}
+            new = {k: None for keys in split for k in keys if k not in self._pieces}
+            if len(self._pieces) + len(new) > PIECE_CACHE:  # full: the cache starts again
+                self._forget()
+                new = {k: None for keys in split for k in keys}
+            known = self._pieces
             if new:
                 self._learn(list(new))
             rows = np.array([known[k] for keys in split for k in keys], dtype=np.int64)

@@ -91,6 +91,22 @@ def test_our_vectors_are_the_mean_of_the_models_tokens():
     assert e.token_ids(["the vet"]) == [[e.tokenizer.token_to_id("the"), e.tokenizer.token_to_id("vet")]]
 
 
+def test_a_full_word_cache_starts_again_and_the_vectors_stay_the_same(monkeypatch):
+    """The word cache holds a bounded number of words: a batch whose new words do not fit starts
+    it again (also one with more words than it holds), and the vectors are those of an embedder
+    that remembers every word."""
+    texts = ["the vet says it is a cat flu", "we get the keys to the new flat on the 3rd of March",
+             "my rope is getting fuzzy, I bought a new 70m rope on sale", "ok", "ok",
+             "the tomatoes I planted from your seeds are sprouting on the windowsill",
+             "Biscuit ate a whole chocolate bar, we called the animal emergency line", ""]
+    expected = emb.Embedder().embed(texts)
+    monkeypatch.setattr(emb, "PIECE_CACHE", 9)
+    small = emb.Embedder()
+    for size in (1, 2, 3, 8):
+        got = np.concatenate([small.embed(texts[i:i + size]) for i in range(0, len(texts), size)])
+        assert got.tobytes() == expected.tobytes()
+
+
 def test_the_model_ships_with_its_licence_and_notice():
     """The table is derived from an Apache-2.0 encoder: its licence and what was changed go along."""
     files = {p.name for p in emb.MODEL_DIR.iterdir()}
