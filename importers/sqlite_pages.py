@@ -35,6 +35,8 @@ from typing import Any
 
 import xxhash
 
+from chatmem import read_digests
+
 PAGES_VERSION = 1
 TABLE_LEAF, TABLE_INTERIOR = 0x0D, 0x05
 BTREE_PAGES = {0x02, 0x05, 0x0A, 0x0D}  # index interior, table interior, index leaf, table leaf
@@ -62,21 +64,26 @@ class Pages:
         size = int.from_bytes(head[16:18], "big")
         self.size = 65536 if size == 1 else size  # 1 stands for 65,536
         self.usable = self.size - head[20]
-        length = os.fstat(self.fd).st_size
+        before = os.fstat(self.fd)
+        length = before.st_size
         if not self.size or length % self.size:
             raise ValueError(f"{file}: not a whole number of pages")
         self.count = length // self.size
         # read a MB at a time into one buffer (mapping the file would count it all as the
-        # process's memory)
+        # process's memory); the whole file's xxh3_128 on the way is the store's content digest
+        # of it (chatmem.read_digests: the file is not read again for it)
         buffer = bytearray(max(1 << 20, self.size))
         view, step, h = memoryview(buffer), self.size, xxhash.xxh3_64_intdigest
+        whole = xxhash.xxh3_128()
         self.hashes = array("Q")
         with open(self.fd, "rb", buffering=0, closefd=False) as f:
             while n := f.readinto(buffer):
                 self.hashes.extend(h(view[at:at + step]) for at in range(0, n - n % step, step))
+                whole.update(view[:n])
         view.release()
         if len(self.hashes) != self.count:
             raise ValueError(f"{file}: changed while it was read")
+        read_digests.remember(before, os.fstat(self.fd), whole.digest())
         self.free = self._free_pages(int.from_bytes(head[32:36], "big"),
                                      int.from_bytes(head[36:40], "big"))
 

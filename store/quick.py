@@ -27,6 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from chatmem import read_digests
+
 from .permissions import read_only_file
 from .report import Report
 
@@ -150,6 +152,12 @@ def _file_digest(fh: Any, kind: str) -> bytes:
     return h.digest()
 
 
+def _read_digest(fh: Any, kind: str) -> bytes | None:
+    if kind != "xxh3_128":
+        return None
+    return read_digests.take(os.fstat(fh.fileno()))
+
+
 def digest_kind(recorded: object) -> str:
     """The kind of a recorded content digest ("sha256:..." -> "sha256"); CONTENT_HASH for one
     of no kind this version makes (it will not match, and the source is read once)."""
@@ -173,7 +181,8 @@ def content_digest(path: Path, options: dict, kind: str = CONTENT_HASH,
                 return None
             h.update(f"{_name(root, f)}\0".encode())
             with f.open("rb") as fh:
-                h.update(_file_digest(fh, kind))
+                read = _read_digest(fh, kind)  # the importer's read of it, when it made one
+                h.update(read if read is not None else _file_digest(fh, kind))
         except OSError:
             return None
     return f"{kind}:{h.hexdigest()}"
@@ -193,12 +202,16 @@ def total_size(path: Path, listed: Listing | None = None) -> int:
 class Digesting:
     """A content digest made in a thread of its own (reading and hashing let other threads
     run): for a source that changed for sure, the digest is only kept for the next import, so
-    it need not hold the import up."""
+    it need not hold the import up. `after_read`: made when asked for, after the import, from
+    the digest its importer made on its own read of the file (`chatmem.read_digests`), not by reading
+    the file a second time beside it."""
 
-    def __init__(self, path: Path, options: dict, listed: Listing | None = None) -> None:
+    def __init__(self, path: Path, options: dict, listed: Listing | None = None,
+                 after_read: bool = False) -> None:
         self.digest: str | None = None
         self._thread = threading.Thread(target=self._run, args=(path, options, listed), daemon=True)
-        self._thread.start()
+        if not after_read:
+            self._thread.start()
 
     def _run(self, path: Path, options: dict, listed: Listing | None) -> None:
         try:
@@ -207,6 +220,8 @@ class Digesting:
             self.digest = None
 
     def result(self) -> str | None:
+        if self._thread.ident is None:  # after the import: made here, once
+            self._thread.start()
         self._thread.join()
         return self.digest
 
@@ -239,11 +254,13 @@ class Check:
 
 
 def check_source(path: Path, platform: str, options: dict[str, Any], known: Known | None,
-                 force: bool = False) -> Check:
+                 force: bool = False, reads_whole: bool = False) -> Check:
     """Whether `path` is unchanged since `known` was recorded: same sizes and times (nothing
     read), else the same bytes (read once, digested). When the bytes cannot decide it (a new
     source, --force, another total size than the last import recorded), the digest kept for next
-    time is made meanwhile, in a thread (`Check.digest()`), not before the import."""
+    time is made meanwhile, in a thread (`Check.digest()`), not before the import; or, for a
+    source of one file that its importer reads whole (`reads_whole`: it hands over the file's
+    digest, `chatmem.read_digests`), after it, from that read."""
     when = f"{known.imported_at:%Y-%m-%d %H:%M}" if known is not None and known.imported_at else "?"
     listed = _files(path)
     check = Check(fingerprint(path, platform, options, listed))
@@ -255,7 +272,9 @@ def check_source(path: Path, platform: str, options: dict[str, Any], known: Know
     # (a source whose fingerprint was cleared, e.g. by forget, is read again on purpose)
     if (known is None or force or not known.fingerprint or not known.state.get(CONTENT_STATE)
             or known.state.get(SIZE_STATE) not in (None, check.size)):
-        check.digesting = Digesting(path, digest_options, listed)  # read whatever its bytes say
+        one_file = listed[1] == [listed[0]]
+        check.digesting = Digesting(path, digest_options, listed,  # read whatever its bytes say
+                                    after_read=reads_whole and one_file)
         return check
     # (in the kind the store recorded: a digest an earlier version made still matches)
     recorded = known.state.get(CONTENT_STATE)

@@ -426,7 +426,8 @@ class Store:
         with self.read() as conn:
             known = conn.execute(select(st).where(st.c.path == key)).first()
         check = check_source(path, importer.platform, opt_record, None if known is None else Known(
-            known.id, known.fingerprint, known.state or {}, known.imported_at), force=force)
+            known.id, known.fingerprint, known.state or {}, known.imported_at), force=force,
+            reads_whole=getattr(importer, "reads_whole", False))
         fp: str | None = check.fingerprint
         if check.unchanged and known is not None:
             if check.refresh and self._refreshed is not None:  # several sources: at the end

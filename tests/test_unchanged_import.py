@@ -261,3 +261,47 @@ def test_a_digest_an_earlier_version_recorded_still_tells_a_re_export(cli, home,
     (again,) = reports(cli, str(src))
     assert again["status"] == "unchanged" and "only its time changed" in again["notes"][0]
 
+
+
+def test_a_grown_chat_db_read_once_still_tells_a_re_export_and_a_changed_page(cli, tmp_path):
+    """A chat.db that grew is read whole by its importer (its pages' hashes); the content digest
+    kept for the next import is made on that read, not by reading the file again: the same bytes
+    under a new time are then unchanged, and one changed page (the same size) is not."""
+    import shutil
+    import sqlite3
+
+    from imessage_builders import GEN_2023, apple_ns, build_chat_db
+    from test_imessage import t
+
+    (tmp_path / "Messages").mkdir()
+    sc = build_chat_db(tmp_path / "Messages" / "chat.db", GEN_2023)
+    (first,) = reports(cli, str(sc.path))
+    assert first["status"] == "ok"
+    size = sc.path.stat().st_size
+    app = sqlite3.connect(sc.path)
+    app.execute("INSERT INTO message (guid, text, handle_id, is_from_me, date) VALUES "
+                "('GREW-1', ?, 0, 1, ?)", ("the plum tart " + "crumbs " * 1500, apple_ns(t(59))))
+    app.commit()
+    app.close()
+    assert sc.path.stat().st_size > size  # (a new size: the digest is made for next time)
+    (grown,) = reports(cli, str(sc.path))
+    assert grown["status"] == "ok" and grown["messages"]["new"] == 1
+
+    re_export = tmp_path / "re-export.db"  # the same bytes, written anew under a new time
+    shutil.copyfile(sc.path, re_export)
+    re_export.replace(sc.path)
+    later = sc.path.stat().st_mtime + 120
+    os.utime(sc.path, (later, later))
+    (again,) = reports(cli, str(sc.path))
+    assert again["status"] == "unchanged" and "only its time changed" in again["notes"][0]
+
+    size = sc.path.stat().st_size
+    app = sqlite3.connect(sc.path)  # one page changed in place: the same size, a new time
+    app.execute("UPDATE message SET text = replace(text, 'plum', 'pear') WHERE guid = 'GREW-1'")
+    app.commit()
+    app.close()
+    assert sc.path.stat().st_size == size
+    later += 120
+    os.utime(sc.path, (later, later))
+    (edited,) = reports(cli, str(sc.path))
+    assert edited["status"] == "ok"  # read, not taken for the same content

@@ -62,6 +62,8 @@ class IMessageImporter:
     """Reads Messages databases (iMessage, SMS, RCS) and call history."""
 
     platform = PLATFORM
+    # a database read as it is on disk is read whole (sqlite_pages), its content digest on the way
+    reads_whole = True
 
     def detect(self, path: Path) -> bool:
         try:

@@ -24,6 +24,9 @@ READERS: list[type[Reader]] = [DesktopReader, BackupReader, SigexportReader]
 
 class SignalImporter:
     platform = PLATFORM
+    # Signal Desktop's database read as it is on disk is read whole (sqlite_pages), its content
+    # digest on the way
+    reads_whole = True
 
     def __init__(self) -> None:
         self.readers: list[Reader] = [cls() for cls in READERS]
