@@ -30,7 +30,7 @@ import tempfile
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from hashlib import md5
 from itertools import accumulate, chain
@@ -56,6 +56,8 @@ RUN_READ_BYTES = 1 << 16  # read buffer of each run file while the runs are merg
 FIELDS = ("c", "id", "t", "who")  # the fields a segment's terms are in, in the terms table's order
 COPY_BYTES = 1 << 20  # the spool copied into the segment this much at a time
 COLUMN_NUMBERS = 1 << 16  # a column's lengths and offsets written this many at a time
+PER_DOC = 1 << 16  # documents whose time, meta and stored length are held before the numbers file
+_NUMBERS = ("stored_lengths", "ts", "meta")  # the builder's per-document numbers (array "I")
 _ONE = struct.pack("!I", 1)
 _NONE = array("I")  # no (document, frequency) pairs
 _INT = struct.Struct("!i")  # a block's length (negative: the term's last block)
@@ -75,9 +77,11 @@ def _swapped(values: array) -> bytes:
     return out.tobytes()
 
 
-def _put_fixed(writer: Any, data: bytes, count: int) -> None:
-    """All values of a fixed-width numeric column at once, big-endian as Whoosh writes them."""
-    writer._dbfile.write(data)
+def _put_fixed(writer: Any, data: Iterable[bytes | bytearray], count: int) -> None:
+    """All values of a fixed-width numeric column at once (chunks of their bytes, in order),
+    big-endian as Whoosh writes them."""
+    for chunk in data:
+        writer._dbfile.write(chunk)
     writer._count = count
 
 
@@ -95,29 +99,36 @@ def _grown_typecode(top: int) -> str:
     raise OverflowError(f"{top!r} is too big to fit in an array")
 
 
-def _put_var(writer: Any, data: Iterable[bytes | bytearray], lengths: array) -> None:
+def _put_var(writer: Any, data: Iterable[bytes | bytearray],
+             lengths: Callable[[], Iterable[array]]) -> None:
     """All values of a variable-width column at once (a `VarBytesColumn.Writer` with nothing
-    in it yet), their bytes as `data` (chunks, concatenated in order) and each value's length:
-    the same bytes as adding them one by one and finishing the column, its arrays of lengths and
-    offsets written COLUMN_NUMBERS at a time (the column's writer holds both, a number per
-    document, until it finishes; its `finish` then has nothing left to write)."""
+    in it yet), their bytes as `data` (chunks, concatenated in order) and each value's length
+    (`lengths()`: the lengths in order, in parts, read again for each use): the same bytes as
+    adding them one by one and finishing the column, its arrays of lengths and offsets written
+    COLUMN_NUMBERS at a time (the column's writer holds both, a number per document, until it
+    finishes; its `finish` then has nothing left to write)."""
     dbfile = writer._dbfile
     for chunk in data:
         dbfile.write(chunk)
-    n = len(lengths)
-    lcode = _grown_typecode(max(lengths)) if n else "B"
-    for i in range(0, n, COLUMN_NUMBERS):
-        part = array(lcode, lengths[i:i + COLUMN_NUMBERS])
-        dbfile.write(part.tobytes() if _BIG_ENDIAN or lcode == "B" else _swapped(part))
+    n = top = total = last = 0
+    for part in lengths():
+        if part:
+            n, top, total, last = n + len(part), max(top, max(part)), total + sum(part), part[-1]
+    lcode = _grown_typecode(top)
+    for part in lengths():
+        for i in range(0, len(part), COLUMN_NUMBERS):
+            numbers = array(lcode, part[i:i + COLUMN_NUMBERS])
+            dbfile.write(numbers.tobytes() if _BIG_ENDIAN or lcode == "B" else _swapped(numbers))
     # Whoosh writes the offsets only for a column of many values (VarBytesColumn.Writer.finish)
     with_offsets = writer.allow_offsets and n > writer.cutoff
     if with_offsets:
         base = 0
-        ocode = _grown_typecode(sum(lengths) - lengths[-1])  # the last offset is the largest
-        for i in range(0, n, COLUMN_NUMBERS):
-            part = array(ocode, accumulate(lengths[i:i + COLUMN_NUMBERS], initial=base))
-            base = part.pop()
-            dbfile.write(part.tobytes() if _BIG_ENDIAN or ocode == "B" else _swapped(part))
+        ocode = _grown_typecode(total - last)  # the last offset is the largest
+        for part in lengths():
+            for i in range(0, len(part), COLUMN_NUMBERS):
+                numbers = array(ocode, accumulate(part[i:i + COLUMN_NUMBERS], initial=base))
+                base = numbers.pop()
+                dbfile.write(numbers.tobytes() if _BIG_ENDIAN or ocode == "B" else _swapped(numbers))
     dbfile.write(lcode.encode("ascii") + (ocode.encode("ascii") + b"X" if with_offsets else b""))
     writer._count = n
     writer.finish = _finished
@@ -176,8 +187,8 @@ class SegmentBuilder:
     order added. Their stored fields (the text, the biggest part) go to a spool file in
     `spool_dir` as they come, a few MB at a time; their postings and ids are held in memory
     until the caller `spill`s them to a run file there (at RUN_POSTINGS `run_postings`). What
-    stays in memory for every document of the segment is 13 bytes (time, meta, length, stored
-    length)."""
+    stays in memory for every document of the segment is 1 byte (its length); its time, meta
+    and stored length go to a numbers file PER_DOC documents at a time."""
 
     def __init__(self, spool_dir: Path | None = None) -> None:
         self.spool_dir = spool_dir
@@ -186,9 +197,13 @@ class SegmentBuilder:
         self._run_base = 0  # the number of the first of them
         self._stored = bytearray()  # stored fields not yet in the spool: pickled and framed
         self._spool: Any = None  # an unnamed temporary file, made when the first MB are full
-        self.stored_lengths = array("I")  # each document's stored fields' length in bytes
+        # each document's stored fields' length in bytes, time and meta: those not yet in the
+        # numbers file (an unnamed temporary file, with where each array's spilled parts are)
+        self.stored_lengths = array("I")
         self.ts = array("I")
         self.meta = array("I")
+        self._numbers: Any = None
+        self._number_parts: dict[str, list[tuple[int, int]]] = {name: [] for name in _NUMBERS}
         self.lengths = bytearray()  # the `t` field's length per document, as Whoosh's byte
         self.total_length = 0
         self.t: dict[str, array] = {}  # term -> document numbers (those held in memory)
@@ -226,6 +241,8 @@ class SegmentBuilder:
             length += f
         self.lengths.append(length_byte(length))
         self.total_length += length
+        if len(self.ts) >= PER_DOC:
+            self._spill_numbers()
         c = self.keys["c"].get(chat)
         if c is None:
             self.keys["c"][chat] = c = array("I")
@@ -246,6 +263,29 @@ class SegmentBuilder:
         self._stored += stored
         if len(self._stored) >= SPOOL_BYTES:
             self._spill_stored()
+
+    def _spill_numbers(self) -> None:
+        """The per-document numbers held in memory go to the numbers file."""
+        if self._numbers is None:
+            self._numbers = tempfile.TemporaryFile(dir=self.spool_dir, buffering=0)
+        for name in _NUMBERS:
+            values: array = getattr(self, name)
+            if values:
+                self._number_parts[name].append((self._numbers.seek(0, 2), len(values)))
+                self._numbers.write(values.tobytes())
+                setattr(self, name, array("I"))
+
+    def _numbers_of(self, name: str) -> Iterator[array]:
+        """Every document's number `name` ("ts", "meta", "stored_lengths"), in order, a part at
+        a time."""
+        for at, count in self._number_parts[name]:
+            self._numbers.seek(at)
+            part = array("I")
+            part.frombytes(self._numbers.read(4 * count))
+            yield part
+        held: array = getattr(self, name)
+        if held:
+            yield held
 
     def _spill_stored(self) -> None:
         if self._spool is None:
@@ -295,10 +335,13 @@ class SegmentBuilder:
         self.run_postings = 0
 
     def close(self) -> None:
-        """Let go of the spool and run files (written or abandoned)."""
+        """Let go of the spool, numbers and run files (written or abandoned)."""
         if self._spool is not None:
             self._spool.close()
             self._spool = None
+        if self._numbers is not None:
+            self._numbers.close()
+            self._numbers = None
         self._stored = bytearray()
         for run in self._runs:
             run.file.close()
@@ -313,16 +356,18 @@ class SegmentBuilder:
         pdw = codec.per_document_writer(storage, seg)
         # the per-document columns, each written whole (Whoosh's writer adds value by value)
         # pickled, then framed as zlib, values
-        _put_var(pdw._get_column("_stored")._child, self._stored_chunks(), self.stored_lengths)
+        _put_var(pdw._get_column("_stored")._child, self._stored_chunks(),
+                 lambda: self._numbers_of("stored_lengths"))
         if self._spool is not None:
             self._spool.close()
             self._spool = None
         self._stored = bytearray()
-        for name, values in (("ts", self.ts), ("meta", self.meta)):
+        for name in ("ts", "meta"):
             pdw._create_column(name, schema[name].column_type)
-            _put_fixed(pdw._get_column(name), values.tobytes() if _BIG_ENDIAN else _swapped(values), n)
+            _put_fixed(pdw._get_column(name), (values.tobytes() if _BIG_ENDIAN else _swapped(values)
+                                               for values in self._numbers_of(name)), n)
         pdw._create_column("_t_len", LENGTHS_COLUMN)
-        _put_fixed(pdw._get_column("_t_len"), bytes(self.lengths), n)
+        _put_fixed(pdw._get_column("_t_len"), (self.lengths,), n)
         pdw._doccount = n
         pdw._fieldlengths["t"] = self.total_length
         pdw.close()
@@ -330,6 +375,9 @@ class SegmentBuilder:
         # column's writer holds a length and an offset per document until it is dropped)
         del pdw
         self.stored_lengths, self.ts, self.meta = array("I"), array("I"), array("I")
+        if self._numbers is not None:
+            self._numbers.close()
+            self._numbers = None
         lengths = self.lengths
 
         fw = codec.field_writer(storage, seg)

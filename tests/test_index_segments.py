@@ -79,12 +79,15 @@ def same_terms(ra, rb) -> None:
     assert ra.field_length("t") == rb.field_length("t")
 
 
-@pytest.mark.parametrize("write_terms, spool_bytes, run_postings",
-                         [(4096, 1 << 22, 1 << 20), (7, 1000, 1 << 20), (4096, 1 << 22, 300)],
+@pytest.mark.parametrize("write_terms, spool_bytes, run_postings, per_doc",
+                         [(4096, 1 << 22, 1 << 20, 1 << 16), (7, 1000, 1 << 20, 64),
+                          (4096, 1 << 22, 300, 1 << 16)],
                          ids=["one-write", "written-in-pieces", "built-in-runs"])
 def test_segments_read_back_exactly_as_whoosh_writes_them(tmp_path, monkeypatch, write_terms,
-                                                           spool_bytes, run_postings):
+                                                           spool_bytes, run_postings, per_doc):
     monkeypatch.setattr(segment_mod, "WRITE_TERMS", write_terms)
+    # in pieces, the times, metas and stored lengths go to the numbers file every `per_doc`
+    monkeypatch.setattr(segment_mod, "PER_DOC", per_doc)
     # in runs, the postings go to run files every few dozen documents and are merged back
     monkeypatch.setattr(segment_mod, "RUN_POSTINGS", run_postings)
     # in pieces, the stored texts go through the spool file and back in small chunks
@@ -217,7 +220,8 @@ def test_a_stored_column_written_at_once_is_the_bytes_whoosh_writes(monkeypatch,
                 w.add(d, v)
         else:
             segment_mod._put_var(w, [b"".join(values[:2]), b"".join(values[2:])],
-                                 segment_mod.array("I", map(len, values)))
+                                 lambda: [segment_mod.array("I", sizes[:2]), segment_mod.array("I"),
+                                          segment_mod.array("I", sizes[2:])])
         w.finish(len(values))
         out.append(f.file.getvalue())
     assert out[0] == out[1]
