@@ -334,14 +334,18 @@ class SegmentBuilder:
         self.t, self.t_freq, self.keys = {}, {}, {"c": {}, "who": {}}
         self.run_postings = 0
 
+    def _drop_numbers(self) -> None:
+        """Let go of the numbers file (its columns written, or abandoned)."""
+        if self._numbers is not None:
+            self._numbers.close()
+            self._numbers = None
+
     def close(self) -> None:
         """Let go of the spool, numbers and run files (written or abandoned)."""
         if self._spool is not None:
             self._spool.close()
             self._spool = None
-        if self._numbers is not None:
-            self._numbers.close()
-            self._numbers = None
+        self._drop_numbers()
         self._stored = bytearray()
         for run in self._runs:
             run.file.close()
@@ -375,9 +379,7 @@ class SegmentBuilder:
         # column's writer holds a length and an offset per document until it is dropped)
         del pdw
         self.stored_lengths, self.ts, self.meta = array("I"), array("I"), array("I")
-        if self._numbers is not None:
-            self._numbers.close()
-            self._numbers = None
+        self._drop_numbers()
         lengths = self.lengths
 
         fw = codec.field_writer(storage, seg)
